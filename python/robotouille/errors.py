@@ -1,0 +1,56 @@
+"""Exceptions raised by the robotouille package.
+
+Every error a user can provoke with bad input derives from :class:`RobotouilleError`, so
+``except robotouille.RobotouilleError`` catches all of them, and each also derives from the
+matching builtin (``ValueError``, ``RuntimeError``) so generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+
+class RobotouilleError(Exception):
+    """Base class of every error raised by robotouille."""
+
+
+class SpecError(RobotouilleError, ValueError):
+    """A domain or environment file is malformed.
+
+    The message names the file, the JSON path inside it and the problem, e.g.
+    ``domain.json: action_defs[5].precons[2].predicate: unknown predicate 'iscokable'``.
+
+    Attributes:
+        source: The file (or ``<dict>`` for in-memory JSON) that holds the problem.
+        path: The JSON path of the offending value, e.g. ``goal[1].ids[0]``.
+        problem: What is wrong with it.
+    """
+
+    def __init__(self, source: str, path: str, problem: str) -> None:
+        self.source = source
+        self.path = path
+        self.problem = problem
+        where = f"{source}: {path}" if path else source
+        super().__init__(f"{where}: {problem}")
+
+
+class InvalidActionError(RobotouilleError, ValueError):
+    """An action was given that is not valid in the current state (decision D8).
+
+    The state is left unchanged.
+
+    Attributes:
+        action: The action as the caller gave it.
+        reason: Why it is invalid, e.g. the first unmet precondition.
+    """
+
+    def __init__(self, action: object, reason: str) -> None:
+        self.action = action
+        self.reason = reason
+        super().__init__(f"invalid action {action!r}: {reason}")
+
+
+class CapacityError(RobotouilleError, RuntimeError):
+    """A bounded resource fixed at compile time ran out (decision D7).
+
+    Raised, for example, when an effect would create more objects than the compiled object
+    pool holds. The state is left unchanged.
+    """
