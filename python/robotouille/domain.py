@@ -182,6 +182,9 @@ def _read_predicate(cur: Cursor, object_types: tuple[str, ...]) -> PredicateDef:
             if not m.group(1).isdigit() or int(m.group(1)) >= len(param_types):
                 raise kc.error(f"template field {{{m.group(1)}}} is not an argument position")
         descriptors[int(key)] = template
+    for k in range(len(param_types)):
+        if k not in descriptors:
+            raise desc_cur.error(f"no template for argument position {k}")
     return PredicateDef(name=name, param_types=tuple(param_types), descriptors=descriptors)
 
 
@@ -321,8 +324,10 @@ class _ActionReader:
         elif cur.has("created_obj"):
             raise cur.key("created_obj").error("only creation effects create objects")
         fx = self._literals(cur.key("fx", required=False, default=[]), grounded=False, bound=inner)
+        # The created object is bound in the creation's own fx only: nested effects are
+        # instantiated before the object exists, so they may not mention it.
         sfx = tuple(
-            self._effect(ec, inner) for ec in cur.key("sfx", required=False, default=[]).items()
+            self._effect(ec, bound) for ec in cur.key("sfx", required=False, default=[]).items()
         )
         conditions: tuple[Literal, ...] = ()
         if etype == "conditional":
