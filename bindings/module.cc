@@ -1,0 +1,256 @@
+// The private _core extension: the only translation unit that includes nanobind. It validates
+// array shapes and dtypes, converts the compiler's keyword arrays into a TaskSpec, and calls the
+// kernels in cpp/ with the GIL released.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "robotouille/kernels.h"
+#include "robotouille/task.h"
+
+namespace nb = nanobind;
+using robotouille::Task;
+using robotouille::TaskSpec;
+
+namespace {
+
+template <typename T, typename Shape>
+using Array = nb::ndarray<T, Shape, nb::c_contig, nb::device::cpu>;
+using Words = Array<uint64_t, nb::shape<-1, -1>>;
+using WordsRow = Array<const uint64_t, nb::shape<-1>>;
+using Counters = Array<int32_t, nb::shape<-1, -1>>;
+
+robotouille::IntVec int_array(const nb::kwargs& kw, const char* key) {
+  if (!kw.contains(key)) throw std::invalid_argument(std::string("missing task array ") + key);
+  auto arr = nb::cast<Array<const int32_t, nb::ndim<1>>>(kw[key]);
+  return robotouille::IntVec(arr.data(), arr.data() + arr.shape(0));
+}
+
+int32_t int_value(const nb::kwargs& kw, const char* key) {
+  if (!kw.contains(key)) throw std::invalid_argument(std::string("missing task value ") + key);
+  return nb::cast<int32_t>(kw[key]);
+}
+
+std::vector<robotouille::TextTemplate> templates(const nb::kwargs& kw, const char* key) {
+  using Raw = std::vector<std::pair<std::vector<std::string>, std::vector<int32_t>>>;
+  auto raw = nb::cast<Raw>(kw[key]);
+  std::vector<robotouille::TextTemplate> out;
+  for (auto& [pieces, slots] : raw) out.push_back({std::move(pieces), std::move(slots)});
+  return out;
+}
+
+TaskSpec spec_from_kwargs(const nb::kwargs& kw) {
+  TaskSpec s;
+  s.num_facts = int_value(kw, "num_facts");
+  s.num_objects = int_value(kw, "num_objects");
+  s.num_players = int_value(kw, "num_players");
+  s.fact_args_width = int_value(kw, "fact_args_width");
+#define ROBOTOUILLE_ARRAY(name) s.name = int_array(kw, #name)
+  ROBOTOUILLE_ARRAY(object_type);
+  ROBOTOUILLE_ARRAY(typepos);
+  ROBOTOUILLE_ARRAY(exists_fact);
+  ROBOTOUILLE_ARRAY(pre_pos_begin);
+  ROBOTOUILLE_ARRAY(pre_pos);
+  ROBOTOUILLE_ARRAY(pre_neg_begin);
+  ROBOTOUILLE_ARRAY(pre_neg);
+  ROBOTOUILLE_ARRAY(eff_begin);
+  ROBOTOUILLE_ARRAY(eff_fact);
+  ROBOTOUILLE_ARRAY(eff_value);
+  ROBOTOUILLE_ARRAY(sfx_begin);
+  ROBOTOUILLE_ARRAY(sfx_template);
+  ROBOTOUILLE_ARRAY(key_fact);
+  ROBOTOUILLE_ARRAY(owner);
+  ROBOTOUILLE_ARRAY(action_of);
+  ROBOTOUILLE_ARRAY(grounding_args);
+  ROBOTOUILLE_ARRAY(template_first);
+  ROBOTOUILLE_ARRAY(template_count);
+  ROBOTOUILLE_ARRAY(node_type);
+  ROBOTOUILLE_ARRAY(node_goal);
+  ROBOTOUILLE_ARRAY(node_fx_begin);
+  ROBOTOUILLE_ARRAY(node_cond_begin);
+  ROBOTOUILLE_ARRAY(node_child_begin);
+  ROBOTOUILLE_ARRAY(node_children);
+  ROBOTOUILLE_ARRAY(node_delete_object);
+  ROBOTOUILLE_ARRAY(node_create_group);
+  ROBOTOUILLE_ARRAY(lit_fact);
+  ROBOTOUILLE_ARRAY(lit_value);
+  ROBOTOUILLE_ARRAY(lit_created_stride);
+  ROBOTOUILLE_ARRAY(lit_guard_begin);
+  ROBOTOUILLE_ARRAY(lit_guards);
+  ROBOTOUILLE_ARRAY(group_slot_begin);
+  ROBOTOUILLE_ARRAY(group_slots);
+  ROBOTOUILLE_ARRAY(delete_fact_begin);
+  ROBOTOUILLE_ARRAY(delete_facts);
+  ROBOTOUILLE_ARRAY(goal_var_group);
+  ROBOTOUILLE_ARRAY(goal_cand_begin);
+  ROBOTOUILLE_ARRAY(goal_candidates);
+  ROBOTOUILLE_ARRAY(goal_order);
+  ROBOTOUILLE_ARRAY(goal_atom_base);
+  ROBOTOUILLE_ARRAY(goal_atom_level);
+  ROBOTOUILLE_ARRAY(goal_atom_arg_begin);
+  ROBOTOUILLE_ARRAY(goal_atom_args);
+  ROBOTOUILLE_ARRAY(line_begin);
+  ROBOTOUILLE_ARRAY(line_fact);
+  ROBOTOUILLE_ARRAY(line_template);
+  ROBOTOUILLE_ARRAY(fact_args);
+#undef ROBOTOUILLE_ARRAY
+  s.object_names = nb::cast<std::vector<std::string>>(kw["object_names"]);
+  s.object_labels = nb::cast<std::vector<std::string>>(kw["object_labels"]);
+  s.text_templates = templates(kw, "text_templates");
+  s.action_templates = templates(kw, "action_templates");
+  s.goal_description = nb::cast<std::string>(kw["goal_description"]);
+  return s;
+}
+
+void check_rows(const Task& t, size_t rows, size_t words_cols, const char* what) {
+  if (words_cols != static_cast<size_t>(t.num_words)) {
+    throw std::invalid_argument(std::string(what) + ".shape[1] should be num_words=" +
+                                std::to_string(t.num_words) + ", got " +
+                                std::to_string(words_cols));
+  }
+  (void)rows;
+}
+
+void check_state(const Task& t, const Words& words, const Counters& counters) {
+  check_rows(t, words.shape(0), words.shape(1), "words");
+  if (counters.shape(0) != words.shape(0) ||
+      counters.shape(1) != static_cast<size_t>(t.num_counters)) {
+    throw std::invalid_argument("counters.shape should be (" + std::to_string(words.shape(0)) +
+                                ", num_counters=" + std::to_string(t.num_counters) + ")");
+  }
+}
+
+void check_row(const Task& t, const WordsRow& words) {
+  if (words.shape(0) != static_cast<size_t>(t.num_words)) {
+    throw std::invalid_argument("words.shape should be (num_words=" +
+                                std::to_string(t.num_words) + ",)");
+  }
+}
+
+void check_grounding(const Task& t, int32_t g) {
+  if (g < 0 || g >= t.num_groundings) throw std::out_of_range("grounding id out of range");
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "Private compiled core of robotouille; use the robotouille package instead.";
+  m.attr("STATUS_GOAL") = robotouille::kStatusGoal;
+  m.attr("STATUS_POOL_EXHAUSTED") = robotouille::kStatusPoolExhausted;
+
+  nb::class_<Task>(m, "Task")
+      .def("__init__",
+           [](Task* self, nb::kwargs kw) { new (self) Task(spec_from_kwargs(kw)); })
+      .def_ro("num_facts", &Task::num_facts)
+      .def_ro("num_words", &Task::num_words)
+      .def_ro("num_objects", &Task::num_objects)
+      .def_ro("num_groundings", &Task::num_groundings)
+      .def_ro("num_templates", &Task::num_templates)
+      .def_ro("num_nodes", &Task::num_nodes)
+      .def_ro("num_counters", &Task::num_counters)
+      .def_ro("mask_words", &Task::mask_words);
+
+  m.def(
+      "step",
+      [](const Task& t, Words words, Counters counters,
+         Array<const int32_t, nb::shape<-1, -1>> actions, Array<uint8_t, nb::shape<-1, -1>> applied,
+         Array<int32_t, nb::shape<-1>> status) {
+        check_state(t, words, counters);
+        const size_t B = words.shape(0);
+        if (actions.shape(0) != B || applied.shape(0) != B || status.shape(0) != B ||
+            applied.shape(1) != actions.shape(1)) {
+          throw std::invalid_argument("actions, applied and status must have one row per state");
+        }
+        const auto K = static_cast<int32_t>(actions.shape(1));
+        nb::gil_scoped_release release;
+        for (size_t b = 0; b < B; ++b) {
+          status(b) = robotouille::step(t, &words(b, 0), &counters(b, 0),
+                                        actions.data() + b * K, K, applied.data() + b * K);
+        }
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      nb::arg("actions").noconvert(), nb::arg("applied").noconvert(),
+      nb::arg("status").noconvert(),
+      "Steps each state of a batch in place: words (B, W) uint64, counters (B, C) int32, "
+      "actions (B, K) int32 grounding ids (-1 = none); writes applied (B, K) uint8 and status "
+      "(B,) int32 bits (STATUS_GOAL, STATUS_POOL_EXHAUSTED).");
+
+  m.def(
+      "valid_mask",
+      [](const Task& t, Array<const uint64_t, nb::shape<-1, -1>> words,
+         Array<uint64_t, nb::shape<-1, -1>> out, int32_t player) {
+        check_rows(t, words.shape(0), words.shape(1), "words");
+        if (out.shape(0) != words.shape(0) || out.shape(1) != static_cast<size_t>(t.mask_words)) {
+          throw std::invalid_argument("out.shape should be (B, mask_words=" +
+                                      std::to_string(t.mask_words) + ")");
+        }
+        nb::gil_scoped_release release;
+        for (size_t b = 0; b < words.shape(0); ++b) {
+          robotouille::valid_mask(t, &words(b, 0), &out(b, 0), player);
+        }
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("out").noconvert(),
+      nb::arg("player") = -1,
+      "Writes the valid-action bitmask of each state: out (B, mask_words) uint64.");
+
+  m.def(
+      "goal_reached",
+      [](const Task& t, Array<const uint64_t, nb::shape<-1, -1>> words,
+         Array<bool, nb::shape<-1>> out) {
+        check_rows(t, words.shape(0), words.shape(1), "words");
+        if (out.shape(0) != words.shape(0)) throw std::invalid_argument("out.shape should be (B,)");
+        nb::gil_scoped_release release;
+        for (size_t b = 0; b < words.shape(0); ++b) {
+          out(b) = robotouille::goal_reached(t, &words(b, 0));
+        }
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("out").noconvert(),
+      "Writes whether the goal holds in each state: out (B,) bool.");
+
+  m.def(
+      "valid_groundings",
+      [](const Task& t, WordsRow words, int32_t player) {
+        check_row(t, words);
+        std::vector<int32_t> out;
+        nb::gil_scoped_release release;
+        robotouille::valid_groundings(t, words.data(), out, player);
+        return out;
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("player") = -1,
+      "Valid grounding ids of one state, in canonical order.");
+
+  m.def(
+      "observation",
+      [](const Task& t, WordsRow words, const std::vector<int32_t>& valid) {
+        check_row(t, words);
+        for (int32_t g : valid) check_grounding(t, g);
+        return robotouille::observation(t, words.data(), valid);
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("valid"),
+      "The observation text of one state with the given valid groundings.");
+
+  m.def(
+      "describe",
+      [](const Task& t, WordsRow words) {
+        check_row(t, words);
+        return robotouille::describe(t, words.data());
+      },
+      nb::arg("task"), nb::arg("words").noconvert(),
+      "The object part of the observation text of one state.");
+
+  m.def(
+      "action_text",
+      [](const Task& t, int32_t g) {
+        check_grounding(t, g);
+        return robotouille::action_text(t, g);
+      },
+      nb::arg("task"), nb::arg("grounding"), "The language text of a grounding.");
+}

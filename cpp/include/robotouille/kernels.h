@@ -1,0 +1,74 @@
+/*
+ * Kernels over one state or a batch of states of a Task: applicability, applying actions, the
+ * end-of-step special-effect pass, goal tests and text rendering.
+ *
+ * Semantics (reference spec §1.5-1.9, §4, §5, with decisions D1, D3, D5):
+ *   - apply_grounding: immediate effects in order, then for each top-level special effect its
+ *     template is appended to the active list unless already there, and the template's root
+ *     gets an active update.
+ *   - end_step: every active template gets exactly one passive update, in list order (D1: the
+ *     original skipped the entry after a completed one); completed templates are then removed.
+ *   - step: applies up to n groundings in order (an entry that is -1, or no longer valid when
+ *     its turn comes, is not applied and reported in `applied`), then end_step, then the goal
+ *     test; the current player rotates when the goal does not hold.
+ *
+ * All functions are pure functions of (task, state) and are safe to call from many threads on
+ * different states. They write only the state and output buffers they are given. A kernel that
+ * returns kStatusPoolExhausted has left the state partially updated: callers work on a copy.
+ */
+#ifndef ROBOTOUILLE_KERNELS_H_
+#define ROBOTOUILLE_KERNELS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "robotouille/task.h"
+
+namespace robotouille {
+
+inline bool test_bit(const uint64_t* words, int32_t fact) {
+  return (words[fact >> 6] >> (fact & 63)) & 1u;
+}
+inline void set_bit(uint64_t* words, int32_t fact, bool value) {
+  const uint64_t m = uint64_t{1} << (fact & 63);
+  words[fact >> 6] = value ? (words[fact >> 6] | m) : (words[fact >> 6] & ~m);
+}
+
+// Whether grounding g's preconditions hold. O(#preconditions).
+bool is_valid(const Task& task, const uint64_t* words, int32_t g);
+
+// Writes the valid-action bitmask (task.mask_words words, bit g = grounding g) into mask.
+// When player >= 0, keeps only groundings owned by that object or by nobody (turn-based mode).
+void valid_mask(const Task& task, const uint64_t* words, uint64_t* mask, int32_t player = -1);
+
+// Appends the valid grounding ids, in canonical order, to out (cleared first).
+void valid_groundings(const Task& task, const uint64_t* words, std::vector<int32_t>& out,
+                      int32_t player = -1);
+
+// Applies grounding g (assumed valid). Returns status bits.
+int apply_grounding(const Task& task, uint64_t* words, int32_t* counters, int32_t g);
+
+// The end-of-step special-effect pass. Returns status bits.
+int end_step(const Task& task, uint64_t* words, int32_t* counters);
+
+// One environment step; see the header comment. applied may be null. Returns status bits.
+int step(const Task& task, uint64_t* words, int32_t* counters, const int32_t* groundings,
+         int32_t n, uint8_t* applied);
+
+// Whether some injective assignment of the goal variables makes every goal atom true.
+bool goal_reached(const Task& task, const uint64_t* words);
+
+// The object part of the observation text (reference §6.1), without valid actions or goal.
+std::string describe(const Task& task, const uint64_t* words);
+
+// The language text of grounding g, e.g. "Move robot1 from table1 to table2".
+std::string action_text(const Task& task, int32_t g);
+
+// The full observation: describe + valid actions (the given groundings) + goal line.
+std::string observation(const Task& task, const uint64_t* words,
+                        const std::vector<int32_t>& valid);
+
+}  // namespace robotouille
+
+#endif  // ROBOTOUILLE_KERNELS_H_

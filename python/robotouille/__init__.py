@@ -1,0 +1,24 @@
+"""Robotouille: a compiled, batched engine for the asynchronous-planning cooking benchmark."""
+
+from __future__ import annotations
+
+import sys
+
+from .env import Env, EnvState, load
+from .errors import CapacityError, InvalidActionError, RobotouilleError, SpecError
+
+if sys.byteorder != "little":  # fact bits are read through little-endian numpy views
+    raise ImportError("robotouille supports little-endian hosts only")
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CapacityError",
+    "Env",
+    "EnvState",
+    "InvalidActionError",
+    "RobotouilleError",
+    "SpecError",
+    "__version__",
+    "load",
+]
