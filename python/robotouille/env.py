@@ -386,9 +386,9 @@ def load(
         domain = _domain_cache.get(cache_key) or load_domain(domain_file)
         _domain_cache[cache_key] = domain
     if isinstance(env_file, str) and not os.path.exists(env_file) and (
-        env_file in list_bundled_environments()
+        env_file in list_bundled_environments() or not env_file.endswith(".json")
     ):
-        env_file = bundled_environment_path(env_file)
+        env_file = bundled_environment_path(env_file)  # lists the bundled tasks if unknown
     problem = load_problem(env_file, domain)
     return Env(
         compile_task(domain, problem, pool_size=pool_size),

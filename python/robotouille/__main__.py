@@ -1,0 +1,83 @@
+"""Command-line interface: ``robotouille`` or ``python -m robotouille``.
+
+Commands:
+    play ENV      play an environment (a file or a bundled task name) with a policy and print
+                  every observation and action; ``--policy human`` reads actions from stdin.
+    tasks         list the bundled tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Sequence
+
+from .domains import list_bundled_environments
+from .env import MODES, load
+from .errors import InvalidActionError, RobotouilleError
+
+
+def _play(args: argparse.Namespace) -> int:
+    env = load(args.env, args.domain, mode=args.mode, max_steps=args.max_steps,
+               invalid_action="feedback")
+    rng = random.Random(args.seed)
+    obs, info = env.reset()
+    print(obs)
+    for _ in range(args.max_steps):
+        valid = info["valid_actions"]
+        if args.policy == "human":
+            try:
+                line = input("\nAction (text or index, empty to quit): ").strip()
+            except EOFError:
+                return 0
+            if not line:
+                return 0
+            action: str | int = int(line) if line.isdigit() else line
+        elif args.policy == "first":
+            action = 0
+        else:
+            action = rng.randrange(len(valid))
+        text = valid[action] if isinstance(action, int) and action < len(valid) else action
+        print(f"\n>>> Step {env.steps + 1}: {text}\n")
+        obs, reward, terminated, truncated, info = env.step(action)
+        if "feedback" in info:
+            print(info["feedback"])
+            continue
+        print(obs)
+        if terminated:
+            print(f"\nGoal reached in {env.steps} steps (reward {reward}).")
+            return 0
+        if truncated:
+            break
+    print(f"\nStopped after {env.steps} steps without reaching the goal.")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="robotouille", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    play = sub.add_parser("play", help="play an environment and print its observations")
+    play.add_argument("env", help="environment JSON file or bundled task name")
+    play.add_argument("--domain", default=None, help="domain JSON file (default: bundled)")
+    play.add_argument("--mode", choices=MODES, default=None)
+    play.add_argument("--policy", choices=("random", "first", "human"), default="random")
+    play.add_argument("--seed", type=int, default=0, help="seed of the random policy")
+    play.add_argument("--max-steps", type=int, default=50)
+    sub.add_parser("tasks", help="list the bundled tasks")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "tasks":
+            print("\n".join(list_bundled_environments()))
+            return 0
+        return _play(args)
+    except (RobotouilleError, FileNotFoundError) as exc:
+        if isinstance(exc, InvalidActionError):
+            raise
+        print(f"robotouille: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
