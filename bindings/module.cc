@@ -184,6 +184,30 @@ NB_MODULE(_core, m) {
       "(B,) int32 bits (STATUS_GOAL, STATUS_POOL_EXHAUSTED).");
 
   m.def(
+      "random_rollout",
+      [](const Task& t, Words words, Counters counters, int64_t steps, uint64_t seed,
+         WordsRow reset_words, Array<const int32_t, nb::shape<-1>> reset_counters) {
+        check_state(t, words, counters);
+        check_row(t, reset_words);
+        if (reset_counters.shape(0) != static_cast<size_t>(t.num_counters)) {
+          throw std::invalid_argument("reset_counters.shape should be (num_counters,)");
+        }
+        if (steps < 0) throw std::invalid_argument("steps must be >= 0");
+        int64_t goals = 0;
+        nb::gil_scoped_release release;
+        for (size_t b = 0; b < words.shape(0); ++b) {
+          goals += robotouille::random_rollout(t, &words(b, 0), &counters(b, 0), steps, seed + b,
+                                               reset_words.data(), reset_counters.data());
+        }
+        return goals;
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      nb::arg("steps"), nb::arg("seed"), nb::arg("reset_words").noconvert(),
+      nb::arg("reset_counters").noconvert(),
+      "Runs `steps` uniformly random steps from each state of the batch in place, resetting to "
+      "the given state after each goal; returns how many episodes reached the goal.");
+
+  m.def(
       "valid_mask",
       [](const Task& t, Array<const uint64_t, nb::shape<-1, -1>> words,
          Array<uint64_t, nb::shape<-1, -1>> out, int32_t player) {

@@ -69,6 +69,13 @@ std::string action_text(const Task& task, int32_t g);
 std::string observation(const Task& task, const uint64_t* words,
                         const std::vector<int32_t>& valid);
 
+// Runs `steps` steps of a uniformly random policy from one state, in place: each step computes
+// the valid mask, picks a valid grounding with a splitmix64 stream seeded by `seed`, and steps.
+// When the goal is reached (or a creation pool runs out) the state is reset to (reset_words,
+// reset_counters). Returns the number of episodes that reached the goal. Allocates one mask.
+int64_t random_rollout(const Task& task, uint64_t* words, int32_t* counters, int64_t steps,
+                       uint64_t seed, const uint64_t* reset_words, const int32_t* reset_counters);
+
 }  // namespace robotouille
 
 #endif  // ROBOTOUILLE_KERNELS_H_
