@@ -150,8 +150,5 @@ def test_trace(trace: Path, domain: Any, record_property: Any) -> None:
 
 def _pad(texts: list[str], slots: list[str | None]) -> list[str | None]:
     """Joint actions as one entry per robot slot (None where the slot is empty)."""
-    out: list[str | None] = []
     it = iter(texts)
-    for slot in slots:
-        out.append(None if slot is None else next(it))
-    return out
+    return [None if slot is None else next(it) for slot in slots]

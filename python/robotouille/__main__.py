@@ -19,8 +19,9 @@ from .errors import InvalidActionError, RobotouilleError
 
 
 def _play(args: argparse.Namespace) -> int:
-    env = load(args.env, args.domain, mode=args.mode, max_steps=args.max_steps,
-               invalid_action="feedback")
+    env = load(
+        args.env, args.domain, mode=args.mode, max_steps=args.max_steps, invalid_action="feedback"
+    )
     rng = random.Random(args.seed)
     obs, info = env.reset()
     print(obs)

@@ -27,6 +27,7 @@ Special effects
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -186,8 +187,10 @@ class CompiledTask:
             self.typepos[members] = np.arange(len(members))
         deletable = self._deletion_types()
         self.may_vanish = np.array(
-            [i >= self.num_initial_objects or o.type in deletable for i, o in
-             enumerate(self.objects)],
+            [
+                i >= self.num_initial_objects or o.type in deletable
+                for i, o in enumerate(self.objects)
+            ],
             bool,
         )
 
@@ -199,8 +202,11 @@ class CompiledTask:
             cands = [o.name for o in problem.objects if o.type == t]
             for lit in action.precons:
                 if lit.params == (p,) and self._is_static_name(lit.predicate):
-                    cands = [c for c in cands if ((lit.predicate, (c,)) in problem.initial_true)
-                             == lit.is_true]
+                    cands = [
+                        c
+                        for c in cands
+                        if ((lit.predicate, (c,)) in problem.initial_true) == lit.is_true
+                    ]
             if not cands:
                 return False
         return True
@@ -278,7 +284,7 @@ class CompiledTask:
         self.template_count: list[int] = []
         self._template_ids: dict[tuple[Any, ...], int] = {}
         self._signatures: dict[tuple[Any, ...], int] = {}
-        self._goal_cache: dict[tuple[str, str], IntArray] = {}
+        self._goal_cache: dict[str, IntArray] = {}
         for ai, action in enumerate(self.domain.actions):
             rows = self._enumerate(action)
             n = len(rows)
@@ -299,12 +305,15 @@ class CompiledTask:
                     pos_cols.append(ex)
             pre_pos.append(_matrix(pos_cols, n))
             pre_neg.append(_matrix(neg_cols, n))
-            e_f = [self._fact_column(lit.predicate, [col[p] for p in lit.params])
-                   for lit in action.immediate_fx]
+            e_f = [
+                self._fact_column(lit.predicate, [col[p] for p in lit.params])
+                for lit in action.immediate_fx
+            ]
             eff_fact.append(_matrix(e_f, n))
             eff_value.append(
-                np.tile(np.array([int(lit.is_true) for lit in action.immediate_fx], np.int64),
-                        (n, 1))
+                np.tile(
+                    np.array([int(lit.is_true) for lit in action.immediate_fx], np.int64), (n, 1)
+                )
             )
             t_cols = [self._intern_templates(action, d, col, n) for d in action.sfx]
             sfx_templates.append(_matrix(t_cols, n))
@@ -354,19 +363,17 @@ class CompiledTask:
 
     def _goal_column(self, effect: SpecialEffectDef, objects: IntArray) -> IntArray:
         """Per-row goal counter of a delayed/repetitive effect (decision D2)."""
-        n_default = 3
         dur = effect.duration
         if dur is None or (dur.value is None and dur.config_key is None):
-            values = np.full(len(objects), n_default, np.int64)
+            values = np.full(len(objects), 3, np.int64)
         elif dur.value is not None:
             values = np.full(len(objects), dur.value, np.int64)
         else:
             key = dur.config_key
             assert key is not None
-            cache_key = (key, "")
-            if cache_key not in self._goal_cache:
-                self._goal_cache[cache_key] = self._config_durations(key)
-            values = self._goal_cache[cache_key][objects]
+            if key not in self._goal_cache:
+                self._goal_cache[key] = self._config_durations(key)
+            values = self._goal_cache[key][objects]
         return values + 1 if effect.type == "delayed" else values
 
     def _config_durations(self, key: str) -> IntArray:
@@ -378,7 +385,9 @@ class CompiledTask:
 
         def check(v: Any, path: str) -> int:
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise SpecError(self.problem.source, path, f"expected a positive integer, got {v!r}")
+                raise SpecError(
+                    self.problem.source, path, f"expected a positive integer, got {v!r}"
+                )
             return v
 
         if isinstance(entry, dict):
@@ -394,8 +403,9 @@ class CompiledTask:
         """Interns the ungrounded shape of an effect tree (what identity compares besides facts)."""
 
         def shape(e: SpecialEffectDef) -> tuple[Any, ...]:
-            created = None if e.created is None else (e.created.name, e.created.type,
-                                                       e.created.param)
+            created = (
+                None if e.created is None else (e.created.name, e.created.type, e.created.param)
+            )
             return (
                 e.type,
                 e.param,
@@ -421,18 +431,17 @@ class CompiledTask:
                 walk(s)
 
         walk(effect)
-        created_param = None
         key_cols: list[IntArray] = [arg]
         per_node: list[dict[str, Any]] = []
         for e in preorder:
-            info: dict[str, Any] = {"fx": [], "cond": []}
+            info: dict[str, Any] = {}
             cp = e.created.param if e.created is not None else None
-            for lit in e.fx:
-                info["fx"].append(self._effect_literal_columns(lit, col, cp))
-            for lit in e.conditions:
-                info["cond"].append(self._effect_literal_columns(lit, col, None))
+            info["fx"] = [(lit, *self._effect_literal_columns(lit, col, cp)) for lit in e.fx]
+            info["cond"] = [
+                (lit, *self._effect_literal_columns(lit, col, None)) for lit in e.conditions
+            ]
             for lits in (info["fx"], info["cond"]):
-                key_cols.extend(f for f, _, _ in lits)
+                key_cols.extend(f for _, f, _, _ in lits)
             if e.type in ("delayed", "repetitive"):
                 info["goal"] = self._goal_column(e, col[e.param])
                 key_cols.append(info["goal"])
@@ -440,9 +449,6 @@ class CompiledTask:
                 info["delete"] = col[e.param]
                 key_cols.append(info["delete"])
             per_node.append(info)
-            if cp is not None:
-                created_param = cp
-        del created_param
         sig = self._signature(effect)
         keys = np.stack(key_cols, axis=1) if key_cols else np.zeros((n, 0), np.int64)
         out = np.empty(n, np.int64)
@@ -450,7 +456,7 @@ class CompiledTask:
             k = (sig, keys[r].tobytes())
             t = self._template_ids.get(k)
             if t is None:
-                t = self._emit_template(preorder, per_node, r, int(arg[r]))
+                t = self._emit_template(preorder, per_node, r)
                 self._template_ids[k] = t
             out[r] = t
         return out
@@ -476,7 +482,7 @@ class CompiledTask:
         return fact, cstride, guards
 
     def _emit_template(
-        self, preorder: list[SpecialEffectDef], per_node: list[dict[str, Any]], r: int, arg: int
+        self, preorder: list[SpecialEffectDef], per_node: list[dict[str, Any]], r: int
     ) -> int:
         nodes, lits = self.nodes, self.literals
         first = len(nodes.type)
@@ -486,12 +492,11 @@ class CompiledTask:
             nodes.goal.append(int(info["goal"][r]) if "goal" in info else 0)
             # Node n's effect literals are [fx_begin[n], cond_begin[n]), its conditions
             # [cond_begin[n], fx_begin[n + 1]).
-            for f, cs, guards in info["fx"]:
-                lits.add(int(f[r]), _lit_value(e, info, f), cs, [int(g[r]) for g in guards
-                                                                  if g[r] >= 0])
+            for lit, f, cs, guards in info["fx"]:
+                lits.add(int(f[r]), lit.is_true, cs, [int(g[r]) for g in guards if g[r] >= 0])
             nodes.cond_begin.append(len(lits.fact))
-            for f, cs, guards in info["cond"]:
-                lits.add(int(f[r]), _lit_value(e, info, f, cond=True), cs, [])
+            for lit, f, cs, _ in info["cond"]:
+                lits.add(int(f[r]), lit.is_true, cs, [])
             nodes.fx_begin.append(len(lits.fact))
             nodes.children.extend(index_of[id(s)] for s in e.sfx)
             nodes.child_begin.append(len(nodes.children))
@@ -500,7 +505,6 @@ class CompiledTask:
                 nodes.create_group.append(self.groups.index((e.created.name, e.created.type)))
             else:
                 nodes.create_group.append(-1)
-        del arg
         self.template_first.append(first)
         self.template_count.append(len(preorder))
         return len(self.template_first) - 1
@@ -537,6 +541,7 @@ class CompiledTask:
         atom_vars = [{v for isv, v, _, _ in args if isv} for _, args in atoms]
         assigned: set[int] = set()
         while remaining:
+
             def score(v: int) -> tuple[int, int, int]:
                 done = sum(1 for s in atom_vars if v in s and s <= assigned | {v})
                 touch = sum(1 for s in atom_vars if v in s)
@@ -548,9 +553,7 @@ class CompiledTask:
             remaining.discard(best)
         self.goal_order = order
         level_of = {v: i for i, v in enumerate(order)}
-        self.goal_atom_level = [
-            max((level_of[v] for v in s), default=-1) for s in atom_vars
-        ]
+        self.goal_atom_level = [max((level_of[v] for v in s), default=-1) for s in atom_vars]
 
     # -- C++ task ---------------------------------------------------------------------------
 
@@ -560,11 +563,20 @@ class CompiledTask:
 
         # Key precondition per grounding for the inverted applicability index: the positive
         # precondition of the predicate with the most facts (sparsest, so rarely true).
-        pred_of_fact = np.searchsorted(np.array(self.pred_base + [self.num_pred_facts]),
-                                       np.arange(self.num_facts), side="right") - 1
-        pred_sizes = np.diff(np.array(self.pred_base + [self.num_pred_facts]))
-        fact_weight = np.where(pred_of_fact < len(pred_sizes),
-                               pred_sizes[np.minimum(pred_of_fact, len(pred_sizes) - 1)], 1)
+        pred_of_fact = (
+            np.searchsorted(
+                np.array([*self.pred_base, self.num_pred_facts]),
+                np.arange(self.num_facts),
+                side="right",
+            )
+            - 1
+        )
+        pred_sizes = np.diff(np.array([*self.pred_base, self.num_pred_facts]))
+        fact_weight = np.where(
+            pred_of_fact < len(pred_sizes),
+            pred_sizes[np.minimum(pred_of_fact, len(pred_sizes) - 1)],
+            1,
+        )
         indptr, flat = self.pre_pos
         key = np.full(self.num_groundings, -1, np.int64)
         for g in range(self.num_groundings):
@@ -650,7 +662,7 @@ class CompiledTask:
             node_type=i32(self.nodes.type),
             node_goal=i32(self.nodes.goal),
             node_fx_begin=i32(self.nodes.fx_begin),
-            node_cond_begin=i32(self.nodes.cond_begin + [len(self.literals.fact)]),
+            node_cond_begin=i32([*self.nodes.cond_begin, len(self.literals.fact)]),
             node_child_begin=i32(self.nodes.child_begin),
             node_children=i32(self.nodes.children),
             node_delete_object=i32(self.nodes.delete_object),
@@ -686,8 +698,9 @@ class CompiledTask:
         )
         words = np.zeros(self.core.num_words, np.uint64)
         bits = np.flatnonzero(self.initial_bits)
-        np.bitwise_or.at(words, bits // 64, np.left_shift(np.uint64(1), (bits % 64).astype(
-            np.uint64)))
+        np.bitwise_or.at(
+            words, bits // 64, np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64))
+        )
         self.initial_words = words
         self.initial_counters = np.zeros(self.core.num_counters, np.int32)
 
@@ -741,9 +754,9 @@ class CompiledTask:
         action = self.domain.actions[int(self.action_of[g])]
         return self._unmet(action, [int(o) for o in self.grounding_args[g]], words)
 
-    def _unmet(self, action: ActionDef, objs: Sequence[int], words: npt.NDArray[np.uint64]) -> (
-        str | None
-    ):
+    def _unmet(
+        self, action: ActionDef, objs: Sequence[int], words: npt.NDArray[np.uint64]
+    ) -> str | None:
         binding = dict(zip(action.params, objs))
         for p, o in binding.items():
             ex = int(self.exists_fact[o])
@@ -759,18 +772,6 @@ class CompiledTask:
 
 def _bit(words: npt.NDArray[np.uint64], fact: int) -> bool:
     return bool((int(words[fact >> 6]) >> (fact & 63)) & 1)
-
-
-def _lit_value(
-    effect: SpecialEffectDef, info: dict[str, Any], fact: IntArray, *, cond: bool = False
-) -> bool:
-    """The is_true of the literal whose fact column is ``fact`` (matched by identity)."""
-    lits = effect.conditions if cond else effect.fx
-    cols = info["cond"] if cond else info["fx"]
-    for lit, (f, _, _) in zip(lits, cols):
-        if f is fact:
-            return lit.is_true
-    raise AssertionError("literal column not found")
 
 
 def _matrix(columns: Sequence[IntArray], n: int) -> IntArray:
@@ -802,17 +803,12 @@ def _split_template(
     template: str, *, numeric: bool = False, names: Sequence[str] = ()
 ) -> tuple[list[str], list[int]]:
     """Splits ``"Move {p1} to {s2}"`` into literal pieces and argument slots."""
-    import re
-
     pieces: list[str] = []
     slots: list[int] = []
     last = 0
     for m in re.finditer(r"\{(\w+)\}", template):
         field_name = m.group(1)
-        if numeric:
-            slot = int(field_name)
-        else:
-            slot = list(names).index(field_name)
+        slot = int(field_name) if numeric else list(names).index(field_name)
         pieces.append(template[last : m.start()])
         slots.append(slot)
         last = m.end()
@@ -820,9 +816,7 @@ def _split_template(
     return pieces, slots
 
 
-def compile_task(
-    domain: Domain, problem: Problem, *, pool_size: int | None = None
-) -> CompiledTask:
+def compile_task(domain: Domain, problem: Problem, *, pool_size: int | None = None) -> CompiledTask:
     """Compiles a domain and problem into a :class:`CompiledTask`.
 
     Args:

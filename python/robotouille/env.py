@@ -177,9 +177,7 @@ class Env:
         if self.mode == "simultaneous":
             info["skipped"] = skipped
         reward = self.goal_reward if self._done else 0.0
-        truncated = (
-            not self._done and self.max_steps is not None and self._steps >= self.max_steps
-        )
+        truncated = not self._done and self.max_steps is not None and self._steps >= self.max_steps
         return self._obs, reward, self._done, truncated, info
 
     # -- queries ----------------------------------------------------------------------------
@@ -280,8 +278,9 @@ class Env:
                 raise InvalidActionError(action, "turn_based mode takes a single action")
             if self.mode == "simultaneous" and len(action) != len(self.robots):
                 raise InvalidActionError(
-                    action, f"simultaneous mode takes {len(self.robots)} actions, one per robot "
-                    "in robot order (None for no action)"
+                    action,
+                    f"simultaneous mode takes {len(self.robots)} actions, one per robot "
+                    "in robot order (None for no action)",
                 )
             robots: list[str | None] = (
                 list(self.robots) if self.mode == "simultaneous" else [None] * len(action)
@@ -318,8 +317,9 @@ class Env:
                 g = candidates[0]
         else:
             raise InvalidActionError(
-                action, "an action is its text, an index into the valid actions, or a tuple "
-                "(action name, arguments)"
+                action,
+                "an action is its text, an index into the valid actions, or a tuple "
+                "(action name, arguments)",
             )
         owner = int(self.task.owner[g])
         if robot is not None and owner >= 0 and self.task.objects[owner].name != robot:
@@ -385,8 +385,10 @@ def load(
         cache_key = f"{key}@{mtime}"
         domain = _domain_cache.get(cache_key) or load_domain(domain_file)
         _domain_cache[cache_key] = domain
-    if isinstance(env_file, str) and not os.path.exists(env_file) and (
-        env_file in list_bundled_environments() or not env_file.endswith(".json")
+    if (
+        isinstance(env_file, str)
+        and not os.path.exists(env_file)
+        and (env_file in list_bundled_environments() or not env_file.endswith(".json"))
     ):
         env_file = bundled_environment_path(env_file)  # lists the bundled tasks if unknown
     problem = load_problem(env_file, domain)

@@ -12,6 +12,7 @@ lacks is rejected with an error that says so.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -340,7 +341,7 @@ class _ProblemReader:
             if not stack:
                 continue
             self._add("item_on", (stack[0].name, s.name), stack[0].path)
-            for below, above in zip(stack, stack[1:]):
+            for below, above in itertools.pairwise(stack):
                 self._add("atop", (above.name, below.name), above.path)
             self._add("clear", (stack[-1].name,), stack[-1].path)
 
