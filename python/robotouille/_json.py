@@ -28,17 +28,27 @@ def read_json(source: JsonSource, what: str) -> tuple[dict[str, Any], str]:
     """
     if isinstance(source, Mapping):
         return dict(source), f"<{what} dict>"
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(
+            f"the {what} must be a file path or a dict, got {type(source).__name__}"
+        )
     label = str(source)
     try:
         text = Path(source).read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(label, "", f"cannot read {what} file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            label, "", f"not a UTF-8 text file (byte {exc.start}: {exc.reason})"
+        ) from exc
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SpecError(
             label, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
+    except RecursionError as exc:
+        raise SpecError(label, "", "JSON nested too deeply") from exc
     if not isinstance(doc, dict):
         raise SpecError(label, "", f"a {what} file must hold a JSON object")
     return doc, label

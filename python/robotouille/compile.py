@@ -391,10 +391,11 @@ class CompiledTask:
             return v
 
         if isinstance(entry, dict):
-            default = check(entry["default"], f"config.{key}.default") if "default" in entry else 3
+            # Every value is checked, also those of names that no object of this task has.
+            values = {name: check(v, f"config.{key}.{name}") for name, v in entry.items()}
+            default = values.get("default", 3)
             for i, o in enumerate(self.objects):
-                b = base_name(o.name)
-                out[i] = check(entry[b], f"config.{key}.{b}") if b in entry else default
+                out[i] = values.get(base_name(o.name), default)
         else:
             out[:] = check(entry, f"config.{key}")
         return out
@@ -578,11 +579,13 @@ class CompiledTask:
             1,
         )
         indptr, flat = self.pre_pos
+        counts = np.diff(indptr)
+        segment = np.repeat(np.arange(self.num_groundings), counts)
+        # Sort each grounding's facts by descending weight (stable), then take the first.
+        order = np.lexsort((np.arange(len(flat)), -fact_weight[flat], segment))
         key = np.full(self.num_groundings, -1, np.int64)
-        for g in range(self.num_groundings):
-            facts = flat[indptr[g] : indptr[g + 1]]
-            if len(facts):
-                key[g] = facts[np.argmax(fact_weight[facts])]
+        has = counts > 0
+        key[has] = flat[order[indptr[:-1][has]]]
         self.key_fact = key
 
         # Rendering: one template per (predicate, argument position); per object, its lines.

@@ -163,6 +163,8 @@ class ReferenceEnv:
     Attributes:
         domain: The domain.
         problem: The problem (initial state and goal).
+        mode: ``centralized``, ``turn_based`` or ``simultaneous`` (decision D3); may be changed
+            between steps (the trace replays switch to ``simultaneous`` for joint steps).
         skip_quirk: Reproduce the original's end-of-step skip (reference §1.9) instead of D1.
         current_player: The robot whose turn it is (rotates after every step that does not
             reach the goal).
