@@ -66,8 +66,8 @@ TaskSpec spec_from_kwargs(const nb::kwargs& kw) {
   ROBOTOUILLE_ARRAY(eff_value);
   ROBOTOUILLE_ARRAY(sfx_begin);
   ROBOTOUILLE_ARRAY(sfx_template);
-  ROBOTOUILLE_ARRAY(key_fact);
   ROBOTOUILLE_ARRAY(owner);
+  ROBOTOUILLE_ARRAY(fact_hint);
   ROBOTOUILLE_ARRAY(action_of);
   ROBOTOUILLE_ARRAY(grounding_args);
   ROBOTOUILLE_ARRAY(template_first);

@@ -64,8 +64,14 @@ void render_template(const Task& task, const TextTemplate& t, const int32_t* arg
 
 bool goal_reached(const Task& task, const uint64_t* words) {
   if (!atoms_hold(task, words, 0, nullptr)) return false;
-  thread_local std::vector<int32_t> assign;
-  assign.assign(task.spec.goal_order.size(), -1);
+  // A stack buffer for the usual small goals (thread_local costs a TLS lookup per call).
+  constexpr size_t kSmall = 64;
+  const size_t num_vars = task.spec.goal_order.size();
+  if (num_vars <= kSmall) {
+    int32_t assign[kSmall];
+    return extend(task, words, 0, assign);
+  }
+  std::vector<int32_t> assign(num_vars, -1);
   return extend(task, words, 0, assign.data());
 }
 

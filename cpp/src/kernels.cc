@@ -156,23 +156,38 @@ bool is_valid(const Task& task, const uint64_t* words, int32_t g) {
   return true;
 }
 
-void valid_mask(const Task& task, const uint64_t* words, uint64_t* mask, int32_t player) {
+namespace {
+
+// Depth-first walk of one applicability tree; the depth is the tree's height (small).
+void walk_tree(const Task& task, const uint64_t* words, uint64_t* mask, int32_t player,
+               int32_t node_id) {
   const TaskSpec& s = task.spec;
+  while (node_id >= 0) {
+    const Task::TreeNode& node = task.tree[node_id];
+    for (int32_t k = node.leaf_begin; k < node.leaf_end; ++k) {
+      const int32_t g = task.tree_leaves[k];
+      if (player < 0 || s.owner[g] < 0 || s.owner[g] == player) {
+        mask[g >> 6] |= uint64_t{1} << (g & 63);
+      }
+    }
+    if (node.fact < 0) return;
+    const int32_t next = test_bit(words, node.fact) ? node.child_true : node.child_false;
+    if (next >= 0) walk_tree(task, words, mask, player, next);
+    node_id = node.child_any;  // tail position: iterate instead of recursing
+  }
+}
+
+}  // namespace
+
+void valid_mask(const Task& task, const uint64_t* words, uint64_t* mask, int32_t player) {
   std::memset(mask, 0, sizeof(uint64_t) * static_cast<size_t>(task.mask_words));
-  auto consider = [&](int32_t g) {
-    if (player >= 0 && s.owner[g] >= 0 && s.owner[g] != player) return;
-    if (is_valid(task, words, g)) mask[g >> 6] |= uint64_t{1} << (g & 63);
-  };
-  for (int32_t g : task.unkeyed) consider(g);
-  // Only groundings whose key precondition is true can be valid.
+  if (task.unkeyed_root >= 0) walk_tree(task, words, mask, player, task.unkeyed_root);
+  // Only the buckets of true key facts can hold valid groundings.
   for (int32_t w = 0; w < task.num_words; ++w) {
     uint64_t bits = words[w] & task.key_mask[w];
     while (bits) {
-      const int32_t f = w * 64 + std::countr_zero(bits);
+      walk_tree(task, words, mask, player, task.key_root[w * 64 + std::countr_zero(bits)]);
       bits &= bits - 1;
-      for (int32_t k = task.key_begin[f]; k < task.key_begin[f + 1]; ++k) {
-        consider(task.key_groundings[k]);
-      }
     }
   }
 }

@@ -1,8 +1,10 @@
 #include "robotouille/task.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace robotouille {
@@ -60,8 +62,9 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   check_range(spec.pre_neg, 0, num_facts, "pre_neg");
   check_range(spec.eff_fact, 0, num_facts, "eff_fact");
   check_range(spec.sfx_template, 0, num_templates, "sfx_template");
-  require(spec.key_fact.size() == G && spec.owner.size() == G, "per-grounding tables");
-  check_range(spec.key_fact, -1, num_facts, "key_fact");
+  require(spec.owner.size() == G, "per-grounding tables");
+  require(spec.fact_hint.empty() || spec.fact_hint.size() == static_cast<size_t>(num_facts),
+          "fact_hint must be empty or have one entry per fact");
   check_range(spec.owner, -1, num_objects, "owner");
   max_params = G ? static_cast<int32_t>(spec.grounding_args.size() / G) : 0;
   require(spec.grounding_args.size() == G * static_cast<size_t>(max_params), "grounding_args");
@@ -70,6 +73,12 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   for (const TextTemplate& t : spec.action_templates) {
     require(t.pieces.size() == t.slots.size() + 1, "action template pieces/slots");
     check_range(t.slots, 0, std::max(max_params, 1), "action template slot");
+  }
+  for (int32_t g = 0; g < num_groundings; ++g) {
+    for (int32_t slot : spec.action_templates[spec.action_of[g]].slots) {
+      require(slot < max_params && spec.grounding_args[g * max_params + slot] >= 0,
+              "action template slot names no argument of the grounding");
+    }
   }
 
   // Special-effect tables.
@@ -86,12 +95,23 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   check_range(spec.node_type, 0, 5, "node_type");
   check_csr(spec.node_child_begin, N, spec.node_children.size(), "node_child_begin");
   check_range(spec.node_children, 0, num_nodes, "node_children");
+  // Templates are preorder trees: children follow their parent inside its template (no cycles).
+  for (int32_t t = 0; t < num_templates; ++t) {
+    const int32_t end = spec.template_first[t] + spec.template_count[t];
+    for (int32_t n = spec.template_first[t]; n < end; ++n) {
+      for (int32_t k = spec.node_child_begin[n]; k < spec.node_child_begin[n + 1]; ++k) {
+        require(spec.node_children[k] > n && spec.node_children[k] < end,
+                "node children must follow their parent inside its template");
+      }
+    }
+  }
   const size_t L = spec.lit_fact.size();
   require(spec.node_fx_begin.size() == N + 1 && spec.node_cond_begin.size() == N + 1,
           "node literal offsets");
   require(spec.lit_value.size() == L && spec.lit_created_stride.size() == L, "literal tables");
   check_csr(spec.lit_guard_begin, L, spec.lit_guards.size(), "lit_guard_begin");
   check_range(spec.lit_guards, 0, num_facts, "lit_guards");
+  check_range(spec.lit_fact, 0, num_facts, "lit_fact");
   for (size_t n = 0; n < N; ++n) {
     require(spec.node_fx_begin[n] <= spec.node_cond_begin[n] &&
                 spec.node_cond_begin[n] <= spec.node_fx_begin[n + 1] &&
@@ -112,15 +132,39 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   check_range(spec.node_delete_object, -1, num_objects, "node_delete_object");
   check_csr(spec.delete_fact_begin, O, spec.delete_facts.size(), "delete_fact_begin");
   check_range(spec.delete_facts, 0, num_facts, "delete_facts");
+  for (size_t n = 0; n < N; ++n) {
+    if (spec.node_type[n] == static_cast<int32_t>(EffectType::kDeletion)) {
+      require(spec.node_delete_object[n] >= 0, "deletion node without an object");
+    }
+    if (spec.node_type[n] != static_cast<int32_t>(EffectType::kCreation)) continue;
+    const int32_t group = spec.node_create_group[n];
+    require(group >= 0, "creation node without a group");
+    // A created literal's fact is lit_fact + stride * typepos[created], for any object of the pool.
+    for (int32_t l = spec.node_fx_begin[n]; l < spec.node_cond_begin[n]; ++l) {
+      if (spec.lit_created_stride[l] <= 0) continue;
+      for (int32_t k = spec.group_slot_begin[group]; k < spec.group_slot_begin[group + 1]; ++k) {
+        const int64_t f = int64_t{spec.lit_fact[l]} +
+                          int64_t{spec.lit_created_stride[l]} * spec.typepos[spec.group_slots[k]];
+        require(f >= 0 && f < num_facts, "created literal fact out of range");
+      }
+    }
+  }
 
   // Goal tables.
   const size_t V = spec.goal_var_group.size();
   check_csr(spec.goal_cand_begin, V, spec.goal_candidates.size(), "goal_cand_begin");
+  check_range(spec.goal_candidates, 0, std::numeric_limits<int32_t>::max(), "goal_candidates");
   require(spec.goal_order.size() == V, "goal_order size");
   check_range(spec.goal_order, 0, static_cast<int32_t>(V), "goal_order");
+  var_level.assign(V, -1);
+  for (size_t i = 0; i < V; ++i) {
+    require(var_level[spec.goal_order[i]] < 0, "goal_order must be a permutation");
+    var_level[spec.goal_order[i]] = static_cast<int32_t>(i);
+  }
   const size_t A = spec.goal_atom_base.size();
   require(spec.goal_atom_level.size() == A, "goal_atom_level size");
   check_range(spec.goal_atom_level, -1, static_cast<int32_t>(V), "goal_atom_level");
+  require(spec.goal_atom_args.size() % 4 == 0, "goal_atom_args must hold 4 ints per argument");
   check_csr(spec.goal_atom_arg_begin, A, spec.goal_atom_args.size() / 4, "goal_atom_arg_begin");
   for (size_t k = 0; k * 4 < spec.goal_atom_args.size(); ++k) {
     const int32_t is_var = spec.goal_atom_args[4 * k];
@@ -128,8 +172,40 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
     require(is_var ? (value >= 0 && static_cast<size_t>(value) < V) : value >= 0,
             "goal atom argument");
   }
-  var_level.assign(V, 0);
-  for (size_t i = 0; i < V; ++i) var_level[spec.goal_order[i]] = static_cast<int32_t>(i);
+  for (size_t a = 0; a < A; ++a) {
+    // An atom is tested once all its variables are assigned, and only at facts that exist:
+    // base + sum(stride * typepos) over the objects of the right type it may name.
+    int64_t lo = spec.goal_atom_base[a];
+    int64_t hi = lo;
+    bool readable = true;
+    for (int32_t k = spec.goal_atom_arg_begin[a]; k < spec.goal_atom_arg_begin[a + 1]; ++k) {
+      const int32_t* arg = &spec.goal_atom_args[4 * static_cast<size_t>(k)];
+      if (arg[0]) {
+        require(spec.goal_atom_level[a] >= var_level[arg[1]],
+                "goal atom tested before its variables are assigned");
+      }
+      int64_t arg_lo = std::numeric_limits<int64_t>::max();
+      int64_t arg_hi = std::numeric_limits<int64_t>::min();
+      auto consider = [&](int32_t obj) {
+        if (obj >= num_objects || spec.object_type[obj] != arg[2]) return;
+        const int64_t term = int64_t{arg[3]} * spec.typepos[obj];
+        arg_lo = std::min(arg_lo, term);
+        arg_hi = std::max(arg_hi, term);
+      };
+      if (arg[0]) {
+        for (int32_t c = spec.goal_cand_begin[arg[1]]; c < spec.goal_cand_begin[arg[1] + 1]; ++c) {
+          consider(spec.goal_candidates[c]);
+        }
+      } else {
+        consider(arg[1]);
+      }
+      if (arg_lo > arg_hi) readable = false;  // no object fits: the atom is never read
+      if (!readable) continue;
+      lo += arg_lo;
+      hi += arg_hi;
+    }
+    require(!readable || (lo >= 0 && hi < num_facts), "goal atom fact out of range");
+  }
   level_atom_begin.assign(V + 2, 0);
   for (size_t a = 0; a < A; ++a) level_atom_begin[spec.goal_atom_level[a] + 2]++;
   for (size_t i = 1; i < level_atom_begin.size(); ++i) {
@@ -158,26 +234,135 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   for (const TextTemplate& t : spec.text_templates) {
     require(t.pieces.size() == t.slots.size() + 1, "text template pieces/slots");
   }
-
-  // Applicability index.
-  key_begin.assign(static_cast<size_t>(num_facts) + 1, 0);
-  key_mask.assign(static_cast<size_t>(num_words), 0);
-  for (int32_t g = 0; g < num_groundings; ++g) {
-    const int32_t f = spec.key_fact[g];
-    if (f >= 0) {
-      key_begin[f + 1]++;
-      key_mask[f >> 6] |= uint64_t{1} << (f & 63);
-    } else {
-      unkeyed.push_back(g);
+  for (size_t k = 0; k < spec.line_fact.size(); ++k) {
+    for (int32_t slot : spec.text_templates[spec.line_template[k]].slots) {
+      require(slot >= 0 && slot < max_arity &&
+                  spec.fact_args[static_cast<size_t>(spec.line_fact[k]) * max_arity + slot] >= 0,
+              "text template slot names no argument of the line's fact");
     }
   }
-  for (size_t i = 1; i < key_begin.size(); ++i) key_begin[i] += key_begin[i - 1];
-  key_groundings.assign(static_cast<size_t>(key_begin.back()), 0);
-  IntVec fill(key_begin.begin(), key_begin.end() - 1);
+
+  build_index();
+}
+
+void Task::build_index() {
+  const TaskSpec& s = spec;
+  const bool hinted = s.fact_hint.size() == static_cast<size_t>(num_facts);
+  // How many groundings mention each fact as a positive precondition (the bucket it would key).
+  IntVec uses(static_cast<size_t>(num_facts), 0);
+  for (int32_t f : s.pre_pos) uses[f]++;
+  key_root.assign(static_cast<size_t>(num_facts), -1);
+  key_mask.assign(static_cast<size_t>(num_words), 0);
+  std::vector<IntVec> buckets(static_cast<size_t>(num_facts));
+  IntVec unkeyed;
   for (int32_t g = 0; g < num_groundings; ++g) {
-    const int32_t f = spec.key_fact[g];
-    if (f >= 0) key_groundings[fill[f]++] = g;
+    // Key: prefer facts not hinted true, then the smallest bucket, then the lowest id.
+    int32_t key = -1;
+    for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
+      const int32_t f = s.pre_pos[k];
+      auto rank = [&](int32_t x) { return std::make_tuple(hinted && s.fact_hint[x], uses[x], x); };
+      if (key < 0 || rank(f) < rank(key)) key = f;
+    }
+    if (key < 0) {
+      unkeyed.push_back(g);
+    } else {
+      buckets[key].push_back(g);
+    }
   }
+  for (int32_t f = 0; f < num_facts; ++f) {
+    if (buckets[f].empty()) continue;
+    key_root[f] = build_tree(std::move(buckets[f]), IntVec{f});
+    key_mask[f >> 6] |= uint64_t{1} << (f & 63);
+  }
+  if (!unkeyed.empty()) unkeyed_root = build_tree(std::move(unkeyed), IntVec{});
+}
+
+int32_t Task::build_tree(IntVec groundings, const IntVec& tested) {
+  // Greedy construction: at each node split on the untested fact that prunes the most
+  // groundings in expectation: those requiring it true are skipped when it is false, those
+  // requiring it false when it is true. A fact is guessed true with probability 3/4 when
+  // fact_hint says so, else 1/4 (ties: lowest fact id, so the tree is deterministic).
+  struct Work {
+    IntVec groundings;
+    IntVec tested;  // facts tested on the path from the root
+    int32_t parent;
+    int which;  // 0 true, 1 false, 2 any
+  };
+  const TaskSpec& s = spec;
+  const bool hinted = s.fact_hint.size() == static_cast<size_t>(num_facts);
+  std::vector<char> marked(static_cast<size_t>(num_facts), 0);
+  IntVec count(static_cast<size_t>(num_facts), 0), count_true(static_cast<size_t>(num_facts), 0);
+  auto benefit = [&](int32_t f) {
+    const int64_t p_true = hinted && s.fact_hint[f] ? 3 : 1;  // in quarters
+    return count_true[f] * (4 - p_true) + (count[f] - count_true[f]) * p_true;
+  };
+  // Visits grounding g's untested precondition facts: f(fact, required value).
+  auto for_untested = [&](int32_t g, auto&& f) {
+    for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
+      if (!marked[s.pre_pos[k]]) f(s.pre_pos[k], true);
+    }
+    for (int32_t k = s.pre_neg_begin[g]; k < s.pre_neg_begin[g + 1]; ++k) {
+      if (!marked[s.pre_neg[k]]) f(s.pre_neg[k], false);
+    }
+  };
+  const auto root = static_cast<int32_t>(tree.size());
+  std::vector<Work> stack;
+  stack.push_back({std::move(groundings), tested, -1, 0});
+  while (!stack.empty()) {
+    Work work = std::move(stack.back());
+    stack.pop_back();
+    for (int32_t f : work.tested) marked[f] = 1;
+    const auto id = static_cast<int32_t>(tree.size());
+    tree.emplace_back();
+    if (work.parent >= 0) {
+      TreeNode& parent = tree[work.parent];
+      (work.which == 0 ? parent.child_true : work.which == 1 ? parent.child_false
+                                                             : parent.child_any) = id;
+    }
+    IntVec rest, touched;
+    tree[id].leaf_begin = static_cast<int32_t>(tree_leaves.size());
+    for (int32_t g : work.groundings) {
+      bool any = false;
+      for_untested(g, [&](int32_t f, bool value) {
+        any = true;
+        if (count[f]++ == 0) touched.push_back(f);
+        count_true[f] += value ? 1 : 0;
+      });
+      if (any) {
+        rest.push_back(g);
+      } else {
+        tree_leaves.push_back(g);
+      }
+    }
+    tree[id].leaf_end = static_cast<int32_t>(tree_leaves.size());
+    if (!rest.empty()) {
+      int32_t best = -1;
+      for (int32_t f : touched) {
+        if (best < 0 || benefit(f) > benefit(best) || (benefit(f) == benefit(best) && f < best)) {
+          best = f;
+        }
+      }
+      tree[id].fact = best;
+      IntVec parts[3];
+      for (int32_t g : rest) {
+        int which = 2;
+        for_untested(g, [&](int32_t f, bool value) {
+          if (f == best) which = value ? 0 : 1;
+        });
+        parts[which].push_back(g);
+      }
+      IntVec deeper = work.tested;
+      deeper.push_back(best);
+      for (int which = 2; which >= 0; --which) {
+        if (!parts[which].empty()) {
+          stack.push_back({std::move(parts[which]), which == 2 ? work.tested : deeper, id, which});
+        }
+      }
+    }
+    for (int32_t f : touched) count[f] = count_true[f] = 0;
+    for (int32_t f : work.tested) marked[f] = 0;
+  }
+  return root;
 }
 
 }  // namespace robotouille

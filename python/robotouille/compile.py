@@ -407,10 +407,16 @@ class CompiledTask:
             created = (
                 None if e.created is None else (e.created.name, e.created.type, e.created.param)
             )
+            cp = None if e.created is None else e.created.param
             return (
                 e.type,
                 e.param,
-                tuple((lit.predicate, lit.is_true) for lit in e.fx),
+                # Where the created object occurs is part of the shape: rel(new, x) and
+                # rel(x, new) can have equal fact columns without the created term.
+                tuple(
+                    (lit.predicate, lit.is_true, lit.params.index(cp) if cp in lit.params else -1)
+                    for lit in e.fx
+                ),
                 tuple((lit.predicate, lit.is_true) for lit in e.conditions),
                 created,
                 tuple(shape(s) for s in e.sfx),
@@ -437,7 +443,12 @@ class CompiledTask:
         for e in preorder:
             info: dict[str, Any] = {}
             cp = e.created.param if e.created is not None else None
-            info["fx"] = [(lit, *self._effect_literal_columns(lit, col, cp)) for lit in e.fx]
+            fx = e.fx
+            if e.created is not None and not len(self.type_objects[e.created.type]):
+                # Nothing of this type can ever be created (an empty pool): its literals have
+                # no facts and are never applied.
+                fx = tuple(lit for lit in fx if cp not in lit.params)
+            info["fx"] = [(lit, *self._effect_literal_columns(lit, col, cp)) for lit in fx]
             info["cond"] = [
                 (lit, *self._effect_literal_columns(lit, col, None)) for lit in e.conditions
             ]
@@ -562,32 +573,6 @@ class CompiledTask:
         def i32(x: Any) -> npt.NDArray[np.int32]:
             return np.ascontiguousarray(np.asarray(x, dtype=np.int64).astype(np.int32).ravel())
 
-        # Key precondition per grounding for the inverted applicability index: the positive
-        # precondition of the predicate with the most facts (sparsest, so rarely true).
-        pred_of_fact = (
-            np.searchsorted(
-                np.array([*self.pred_base, self.num_pred_facts]),
-                np.arange(self.num_facts),
-                side="right",
-            )
-            - 1
-        )
-        pred_sizes = np.diff(np.array([*self.pred_base, self.num_pred_facts]))
-        fact_weight = np.where(
-            pred_of_fact < len(pred_sizes),
-            pred_sizes[np.minimum(pred_of_fact, len(pred_sizes) - 1)],
-            1,
-        )
-        indptr, flat = self.pre_pos
-        counts = np.diff(indptr)
-        segment = np.repeat(np.arange(self.num_groundings), counts)
-        # Sort each grounding's facts by descending weight (stable), then take the first.
-        order = np.lexsort((np.arange(len(flat)), -fact_weight[flat], segment))
-        key = np.full(self.num_groundings, -1, np.int64)
-        has = counts > 0
-        key[has] = flat[order[indptr[:-1][has]]]
-        self.key_fact = key
-
         # Rendering: one template per (predicate, argument position); per object, its lines.
         templates: list[tuple[list[str], list[int]]] = []
         tpl_index: dict[tuple[int, int], int] = {}
@@ -622,11 +607,13 @@ class CompiledTask:
         line_begin = np.searchsorted(lo, np.arange(len(self.objects) + 1))
         self.fact_args = fact_args
 
-        # Facts mentioning each object that a deletion may remove.
+        # Facts mentioning each object that a deletion may remove (created objects included:
+        # a created object of a deletable type can be deleted again).
+        deletable = self._deletion_types()
         del_begin = [0]
         del_facts: list[int] = []
         for o in range(len(self.objects)):
-            if self.may_vanish[o] and o < self.num_initial_objects:
+            if self.may_vanish[o] and self.objects[o].type in deletable:
                 mention = np.flatnonzero((fact_args == o).any(axis=1))
                 del_facts.extend(int(f) for f in mention)
                 del_facts.append(int(self.exists_fact[o]))
@@ -637,7 +624,7 @@ class CompiledTask:
         ]
         goal_cand_begin = np.cumsum([0] + [len(c) for c in self.goal_candidates])
         atom_arg_begin = np.cumsum([0] + [len(args) for _, args in self.goal_atoms])
-        atom_args = [x for _, args in self.goal_atoms for x in args] or [(0, 0, 0, 0)]
+        atom_args = [x for _, args in self.goal_atoms for x in args]
         atom_args_arr = np.array(atom_args, np.int64).reshape(-1, 4)
         type_labels = [t[:1].upper() + t[1:] for t in self.domain.object_types]
 
@@ -658,8 +645,8 @@ class CompiledTask:
             eff_value=i32(self.eff_value[1]),
             sfx_begin=i32(self.sfx_templates[0]),
             sfx_template=i32(self.sfx_templates[1]),
-            key_fact=i32(self.key_fact),
             owner=i32(self.owner),
+            fact_hint=i32(self.initial_bits),
             template_first=i32(self.template_first),
             template_count=i32(self.template_count),
             node_type=i32(self.nodes.type),

@@ -61,7 +61,10 @@ struct TaskSpec {
   IntVec pre_pos_begin, pre_pos, pre_neg_begin, pre_neg;
   IntVec eff_begin, eff_fact, eff_value;
   IntVec sfx_begin, sfx_template;
-  IntVec key_fact, owner, action_of, grounding_args;  // grounding_args: G x max_params
+  IntVec owner, action_of, grounding_args;  // grounding_args: G x max_params
+  // Optional, one per fact: 1 where the fact is likely true (e.g. true initially). Only used to
+  // shape the applicability tree; results never depend on it.
+  IntVec fact_hint;
   // Special-effect templates, nodes and literals.
   IntVec template_first, template_count;
   IntVec node_type, node_goal, node_fx_begin, node_cond_begin, node_child_begin, node_children;
@@ -113,14 +116,34 @@ class Task {
   int32_t node_offset = 0;  // index of node 0's word in counters
 
   TaskSpec spec;
-  // Applicability index: groundings keyed by one positive precondition fact, plus the ones with
-  // no positive precondition (always checked).
-  IntVec key_begin, key_groundings, unkeyed;
-  std::vector<uint64_t> key_mask;
+  // Applicability index, in two levels. Each grounding with a positive precondition is keyed by
+  // one of them (one that is rarely true and shared by few groundings); a state visits only the
+  // buckets of its true key facts (a bit scan over words & key_mask). Inside a bucket, and for
+  // the groundings without a key, a decision tree (a successor generator, as in Fast Downward)
+  // tests one fact per node: `leaves` are the groundings whose preconditions were all tested on
+  // the path to the node; groundings below child_true / child_false require the fact true /
+  // false, those below child_any do not mention it. (Measured: ~6k instructions per random
+  // step on the largest original files, half of a flat key index with full checks.)
+  struct TreeNode {
+    int32_t fact = -1;
+    int32_t child_true = -1, child_false = -1, child_any = -1;
+    int32_t leaf_begin = 0, leaf_end = 0;  // groundings known valid here (in tree_leaves)
+  };
+  std::vector<TreeNode> tree;
+  IntVec tree_leaves;
+  IntVec key_root;                 // per fact: root node of its bucket's tree, or -1
+  std::vector<uint64_t> key_mask;  // facts with a bucket
+  int32_t unkeyed_root = -1;       // tree of the groundings without a positive precondition
   // Goal atoms grouped by the level of the variable order at which they become fully bound
   // (level 0 = constants, level i + 1 = after assigning goal_order[i]).
   IntVec level_atom_begin, level_atoms;
   IntVec var_level;
+
+ private:
+  void build_index();
+  // Builds a decision tree over `groundings`, whose preconditions on `tested` are already known
+  // to hold; returns its root node.
+  int32_t build_tree(IntVec groundings, const IntVec& tested);
 };
 
 }  // namespace robotouille
