@@ -63,6 +63,13 @@ void render_template(const Task& task, const TextTemplate& t, const int32_t* arg
 }  // namespace
 
 bool goal_reached(const Task& task, const uint64_t* words) {
+  for (size_t a = 0; a + 1 < task.filter_begin.size(); ++a) {
+    bool some = false;
+    for (int32_t k = task.filter_begin[a]; k < task.filter_begin[a + 1] && !some; ++k) {
+      some = test_bit(words, task.filter_facts[k]);
+    }
+    if (!some) return false;
+  }
   if (!atoms_hold(task, words, 0, nullptr)) return false;
   // A stack buffer for the usual small goals (thread_local costs a TLS lookup per call).
   constexpr size_t kSmall = 64;

@@ -243,6 +243,61 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   }
 
   build_index();
+  build_goal_filter();
+}
+
+void Task::build_goal_filter() {
+  const TaskSpec& s = spec;
+  constexpr size_t kMaxFacts = 256;  // atoms with more possible facts are left to the matcher
+  std::vector<IntVec> lists;
+  for (size_t a = 0; a < s.goal_atom_base.size(); ++a) {
+    // Enumerate the atom's arguments' candidate values (constants have one).
+    std::vector<IntVec> values;
+    size_t combos = 1;
+    for (int32_t k = s.goal_atom_arg_begin[a]; k < s.goal_atom_arg_begin[a + 1]; ++k) {
+      const int32_t* arg = &s.goal_atom_args[4 * static_cast<size_t>(k)];
+      IntVec v;
+      if (arg[0]) {
+        v.assign(s.goal_candidates.begin() + s.goal_cand_begin[arg[1]],
+                 s.goal_candidates.begin() + s.goal_cand_begin[arg[1] + 1]);
+      } else {
+        v.push_back(arg[1]);
+      }
+      combos *= std::max<size_t>(1, v.size());
+      values.push_back(std::move(v));
+    }
+    if (combos > kMaxFacts) continue;
+    IntVec facts;
+    IntVec pick(values.size(), 0);
+    bool empty = false;
+    for (const IntVec& v : values) empty = empty || v.empty();
+    while (!empty) {
+      int64_t fact = s.goal_atom_base[a];
+      bool ok = true;
+      for (size_t i = 0; i < values.size() && ok; ++i) {
+        const int32_t obj = values[i][pick[i]];
+        const int32_t* arg = &s.goal_atom_args[4 * (s.goal_atom_arg_begin[a] + i)];
+        ok = obj < num_objects && s.object_type[obj] == arg[2];
+        fact += static_cast<int64_t>(arg[3]) * (ok ? s.typepos[obj] : 0);
+      }
+      if (ok) facts.push_back(static_cast<int32_t>(fact));
+      size_t i = 0;  // next combination (odometer)
+      while (i < pick.size() && ++pick[i] == static_cast<int32_t>(values[i].size())) {
+        pick[i++] = 0;
+      }
+      if (i == pick.size()) break;
+    }
+    std::sort(facts.begin(), facts.end());
+    facts.erase(std::unique(facts.begin(), facts.end()), facts.end());
+    lists.push_back(std::move(facts));
+  }
+  std::stable_sort(lists.begin(), lists.end(),
+                   [](const IntVec& x, const IntVec& y) { return x.size() < y.size(); });
+  filter_begin.assign(1, 0);
+  for (const IntVec& l : lists) {
+    filter_facts.insert(filter_facts.end(), l.begin(), l.end());
+    filter_begin.push_back(static_cast<int32_t>(filter_facts.size()));
+  }
 }
 
 void Task::build_index() {

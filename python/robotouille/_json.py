@@ -24,7 +24,8 @@ def read_json(source: JsonSource, what: str) -> tuple[dict[str, Any], str]:
         The document and a label for error messages (the path, or ``<what dict>``).
 
     Raises:
-        SpecError: The file is missing, is not valid JSON, or is not a JSON object.
+        SpecError: The file is missing, is not UTF-8 JSON, or is not a JSON object.
+        TypeError: ``source`` is neither a path nor a mapping.
     """
     if isinstance(source, Mapping):
         return dict(source), f"<{what} dict>"
@@ -41,6 +42,8 @@ def read_json(source: JsonSource, what: str) -> tuple[dict[str, Any], str]:
         raise SpecError(
             label, "", f"not a UTF-8 text file (byte {exc.start}: {exc.reason})"
         ) from exc
+    except ValueError as exc:  # e.g. a path with an embedded NUL character
+        raise SpecError(label, "", f"cannot read {what} file: {exc}") from exc
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

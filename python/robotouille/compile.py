@@ -100,8 +100,10 @@ class CompiledTask:
         self.domain = domain
         self.problem = problem
         self.pool_size = DEFAULT_POOL_SIZE if pool_size is None else pool_size
-        if self.pool_size < 0:
-            raise ValueError(f"pool_size must be >= 0, got {self.pool_size}")
+        if isinstance(self.pool_size, bool) or not isinstance(self.pool_size, int) or (
+            self.pool_size < 0
+        ):
+            raise ValueError(f"pool_size must be a non-negative integer, got {self.pool_size!r}")
         self._grounding_ids: dict[tuple[str, tuple[str, ...]], int] | None = None
         self._init_objects()
         self._init_facts()

@@ -142,8 +142,9 @@ def load_domain(source: JsonSource) -> Domain:
 
     actions: list[ActionDef] = []
     names: set[str] = set()
+    created: dict[str, tuple[str, str]] = {}  # created base name -> (type, JSON path)
     for cur in root.key("action_defs").items():
-        action = _ActionReader(cur, predicates, index, object_types).read()
+        action = _ActionReader(cur, predicates, index, object_types, created).read()
         if action.name in names:
             raise cur.key("name").error(f"action {action.name!r} is defined twice")
         names.add(action.name)
@@ -169,23 +170,33 @@ def _read_predicate(cur: Cursor, object_types: tuple[str, ...]) -> PredicateDef:
         if t not in object_types:
             raise tc.error(f"unknown object type {t!r} (object_types: {list(object_types)})")
         param_types.append(t)
+    if not param_types:
+        # Observations describe objects through their predicates, one template per argument.
+        raise types_cur.error("a predicate needs at least one parameter")
     descriptors: dict[int, str] = {}
     desc_cur = cur.key("language_descriptors")
     if not isinstance(desc_cur.value, dict):
         raise desc_cur.error("expected an object mapping argument positions to templates")
     for key in desc_cur.value:
         kc = desc_cur.key(key)
-        if not key.isdigit() or int(key) >= len(param_types):
+        if not _is_position(key, len(param_types)):
             raise kc.error(f"key {key!r} is not an argument position of {name!r}")
         template = kc.str()
         for m in _TEMPLATE_FIELD.finditer(template):
-            if not m.group(1).isdigit() or int(m.group(1)) >= len(param_types):
+            if not _is_position(m.group(1), len(param_types)):
                 raise kc.error(f"template field {{{m.group(1)}}} is not an argument position")
         descriptors[int(key)] = template
     for k in range(len(param_types)):
         if k not in descriptors:
             raise desc_cur.error(f"no template for argument position {k}")
     return PredicateDef(name=name, param_types=tuple(param_types), descriptors=descriptors)
+
+
+def _is_position(text: object, arity: int) -> bool:
+    """Whether ``text`` is the decimal (ASCII) string of an argument position below ``arity``."""
+    return (
+        isinstance(text, str) and text.isascii() and text.isdecimal() and int(text) < arity
+    )
 
 
 class _ActionReader:
@@ -197,11 +208,13 @@ class _ActionReader:
         predicates: list[PredicateDef],
         index: dict[str, int],
         object_types: tuple[str, ...],
+        created: dict[str, tuple[str, str]],
     ) -> None:
         self.cur = cur
         self.predicates = predicates
         self.index = index
         self.object_types = object_types
+        self.created = created
         self.types: dict[str, str] = {}
         self.where: dict[str, str] = {}
         self.params: list[str] = []
@@ -276,7 +289,7 @@ class _ActionReader:
             here = f"{params_cur.path}[{i}]"
             if p in self.types:
                 if self.types[p] != t:
-                    raise cur.error(
+                    raise params_cur.items()[i].error(
                         f"placeholder {p!r} is a {self.types[p]} (at {self.where[p]}) but "
                         f"{pname!r} expects a {t} at position {i}"
                     )
@@ -319,7 +332,19 @@ class _ActionReader:
                 raise cparam_cur.error(f"placeholder {cparam!r} is already a {self.types[cparam]}")
             self.types[cparam] = ctype
             self.where[cparam] = cparam_cur.path
-            created = CreatedObject(oc.key("name").str(), ctype, cparam)
+            cname_cur = oc.key("name")
+            cname = cname_cur.str()
+            if any(ch.isdigit() for ch in cname):
+                raise cname_cur.error(
+                    f"created objects are named by a base name without digits, got {cname!r}"
+                )
+            other_type, other_path = self.created.setdefault(cname, (ctype, ctype_cur.path))
+            if other_type != ctype:
+                raise ctype_cur.error(
+                    f"{cname!r} objects are also created as {other_type} (at {other_path}); "
+                    "one name cannot be two types"
+                )
+            created = CreatedObject(cname, ctype, cparam)
             inner = bound | {cparam}
         elif cur.has("created_obj"):
             raise cur.key("created_obj").error("only creation effects create objects")

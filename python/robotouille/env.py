@@ -72,8 +72,10 @@ class Env:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if invalid_action not in ("raise", "feedback"):
             raise ValueError("invalid_action must be 'raise' or 'feedback'")
-        if max_steps is not None and max_steps < 1:
-            raise ValueError(f"max_steps must be positive, got {max_steps}")
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
+        ):
+            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         self.task = task
         self.mode: Mode = mode
         self.max_steps = max_steps
@@ -153,8 +155,10 @@ class Env:
         status = int(self._status[0])
         skipped = []
         for g, ok in zip(groundings, applied[0]):
-            if g < 0 or ok:
+            if g < 0 or (ok and self.mode != "simultaneous"):
                 continue
+            # Simultaneous robots choose from the same state: an entry must be valid at the
+            # start of the step, even if an earlier robot's action made it valid meanwhile.
             valid_at_start = self.task.unmet_precondition(g, self._words[0]) is None
             if self.mode != "simultaneous" or not valid_at_start:
                 error = self._rejection(action, g)
@@ -163,7 +167,8 @@ class Env:
                 info = self._info()
                 info["feedback"] = f"The action {action!r} is not valid: {error.reason}"
                 return self._obs, 0.0, False, False, info
-            skipped.append(self._text(g))
+            if not ok:
+                skipped.append(self._text(g))
         if status & _core.STATUS_POOL_EXHAUSTED:
             raise CapacityError(
                 f"the step would create more objects than the pool of {self.task.pool_size} "
@@ -301,7 +306,14 @@ class Env:
                 action, f"index out of range: there are {len(valid)} valid actions"
             )
         if isinstance(action, tuple) and len(action) == 2:
-            g = self.task.grounding_id(str(action[0]), tuple(action[1]))
+            name, args = action
+            if not isinstance(name, str) or not isinstance(args, (list, tuple)) or not all(
+                isinstance(a, str) for a in args
+            ):
+                raise InvalidActionError(
+                    action, "a structured action is (action name, sequence of object names)"
+                )
+            g = self.task.grounding_id(name, tuple(args))
             if g is None:
                 reason = self.task.explain(str(action[0]), tuple(action[1]), self._words[0])
                 raise InvalidActionError(action, reason)

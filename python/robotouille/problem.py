@@ -372,7 +372,8 @@ class _ProblemReader:
             pred = pc.str()
             if pred not in domain.predicate_index:
                 raise pc.error(f"unknown predicate {pred!r}")
-            arity = len(domain.predicate(pred).param_types)
+            param_types = domain.predicate(pred).param_types
+            arity = len(param_types)
             args_cur = gc.key("args")
             ids_cur = gc.key("ids")
             args = args_cur.items()
@@ -382,12 +383,17 @@ class _ProblemReader:
             if len(ids) != len(args):
                 raise ids_cur.error(f"expected {len(args)} id(s), one per arg, got {len(ids)}")
             parts: list[tuple[str, str, bool]] = []
-            for ac, ic in zip(args, ids):
+            for pos, (ac, ic) in enumerate(zip(args, ids)):
                 arg = ac.str()
                 if isinstance(ic.value, bool) or not isinstance(ic.value, (int, str)):
                     raise ic.error("expected a number or a string")
                 ident = str(ic.value)
                 arg_type = self._arg_type(arg, ac)
+                if arg_type != param_types[pos]:
+                    raise ac.error(
+                        f"{arg!r} is a {arg_type}, but {pred!r} expects a {param_types[pos]} "
+                        f"at position {pos}"
+                    )
                 field = self.entities.get(arg_type, ())
                 if ident.isdigit():
                     if arg not in combo:

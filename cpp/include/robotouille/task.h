@@ -138,9 +138,14 @@ class Task {
   // (level 0 = constants, level i + 1 = after assigning goal_order[i]).
   IntVec level_atom_begin, level_atoms;
   IntVec var_level;
+  // Quick rejection before matching: for goal atoms with few possible facts, the facts they can
+  // map to under any assignment; the goal fails at once when one atom has none of its facts
+  // true. Atoms are ordered by how few facts they have (the most selective first).
+  IntVec filter_begin, filter_facts;
 
  private:
   void build_index();
+  void build_goal_filter();
   // Builds a decision tree over `groundings`, whose preconditions on `tested` are already known
   // to hold; returns its root node.
   int32_t build_tree(IntVec groundings, const IntVec& tested);
