@@ -1,0 +1,71 @@
+"""
+Private compiled core of robotouille; use the robotouille package instead.
+"""
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
+
+
+STATUS_GOAL: int = 1
+
+STATUS_POOL_EXHAUSTED: int = 2
+
+class Task:
+    def __init__(self, **kwargs) -> None: ...
+
+    @property
+    def num_facts(self) -> int: ...
+
+    @property
+    def num_words(self) -> int: ...
+
+    @property
+    def num_objects(self) -> int: ...
+
+    @property
+    def num_groundings(self) -> int: ...
+
+    @property
+    def num_templates(self) -> int: ...
+
+    @property
+    def num_nodes(self) -> int: ...
+
+    @property
+    def num_counters(self) -> int: ...
+
+    @property
+    def mask_words(self) -> int: ...
+
+def step(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu')], counters: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu')], actions: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu', writable=False)], applied: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], status: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu')]) -> None:
+    """
+    Steps each state of a batch in place: words (B, W) uint64, counters (B, C) int32, actions (B, K) int32 grounding ids (-1 = none); writes applied (B, K) uint8 and status (B,) int32 bits (STATUS_GOAL, STATUS_POOL_EXHAUSTED).
+    """
+
+def random_rollout(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu')], counters: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu')], steps: int, seed: int, reset_words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], reset_counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> int:
+    """
+    Runs `steps` uniformly random steps from each state of the batch in place, resetting to the given state after each goal; returns how many episodes reached the goal.
+    """
+
+def valid_mask(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu')], player: int = -1) -> None:
+    """
+    Writes the valid-action bitmask of each state: out (B, mask_words) uint64.
+    """
+
+def goal_reached(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.bool_], dict(shape=(None,), order='C', device='cpu')]) -> None:
+    """Writes whether the goal holds in each state: out (B,) bool."""
+
+def valid_groundings(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], player: int = -1) -> list[int]:
+    """Valid grounding ids of one state, in canonical order."""
+
+def observation(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], valid: Sequence[int]) -> str:
+    """The observation text of one state with the given valid groundings."""
+
+def describe(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> str:
+    """The object part of the observation text of one state."""
+
+def action_text(task: Task, grounding: int) -> str:
+    """The language text of a grounding."""
