@@ -85,7 +85,7 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   require(spec.template_count.size() == spec.template_first.size(), "template_count size");
   for (int32_t t = 0; t < num_templates; ++t) {
     require(spec.template_count[t] >= 1 && spec.template_first[t] >= 0 &&
-                spec.template_first[t] + spec.template_count[t] <= num_nodes,
+                spec.template_count[t] <= num_nodes - spec.template_first[t],
             "template node range");
   }
   const size_t N = static_cast<size_t>(num_nodes);
