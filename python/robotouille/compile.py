@@ -105,6 +105,8 @@ class CompiledTask:
         ):
             raise ValueError(f"pool_size must be a non-negative integer, got {self.pool_size!r}")
         self._grounding_ids: dict[tuple[str, tuple[str, ...]], int] | None = None
+        self.deletable_types = {a.param_types[e.param] for a, e in self._effects("deletion")}
+        self.static = self._static_predicates()
         self._init_objects()
         self._init_facts()
         self._ground()
@@ -113,12 +115,13 @@ class CompiledTask:
 
     # -- objects and facts ------------------------------------------------------------------
 
-    def _creation_defs(self) -> list[tuple[ActionDef, SpecialEffectDef]]:
+    def _effects(self, kind: str) -> list[tuple[ActionDef, SpecialEffectDef]]:
+        """Every special effect of type ``kind`` (nested ones included) with its action."""
         out = []
 
         def walk(action: ActionDef, effects: Sequence[SpecialEffectDef]) -> None:
             for e in effects:
-                if e.type == "creation":
+                if e.type == kind:
                     out.append((action, e))
                 walk(action, e.sfx)
 
@@ -126,29 +129,30 @@ class CompiledTask:
             walk(a, a.sfx)
         return out
 
-    def _deletion_types(self) -> set[str]:
-        types: set[str] = set()
+    def _static_predicates(self) -> set[str]:
+        """Predicates no effect writes and no deletion can clear: fixed for the whole episode."""
+        written: set[str] = set()
 
-        def walk(action: ActionDef, effects: Sequence[SpecialEffectDef]) -> None:
+        def walk(effects: Sequence[SpecialEffectDef]) -> None:
             for e in effects:
-                if e.type == "deletion":
-                    types.add(action.param_types[e.param])
-                walk(action, e.sfx)
+                written.update(lit.predicate for lit in e.fx)
+                walk(e.sfx)
 
         for a in self.domain.actions:
-            walk(a, a.sfx)
-        return types
+            written.update(lit.predicate for lit in a.immediate_fx)
+            walk(a.sfx)
+        for p in self.domain.predicates:
+            if self.deletable_types & set(p.param_types):
+                written.add(p.name)
+        return {p.name for p in self.domain.predicates} - written
 
     def _init_objects(self) -> None:
         problem = self.problem
         objects = list(problem.objects)
         self.num_initial_objects = len(objects)
-        by_type: dict[str, list[str]] = {}
-        for o in objects:
-            by_type.setdefault(o.type, []).append(o.name)
         # Creation groups: one per (created base name, type), with a pool of future objects.
         self.groups: list[tuple[str, str]] = []
-        for action, effect in self._creation_defs():
+        for action, effect in self._effects("creation"):
             assert effect.created is not None
             key = (effect.created.name, effect.created.type)
             if key in self.groups or not self._may_apply(action):
@@ -187,10 +191,9 @@ class CompiledTask:
             members = np.flatnonzero(self.object_type == self.type_index[t])
             self.type_objects[t] = members
             self.typepos[members] = np.arange(len(members))
-        deletable = self._deletion_types()
         self.may_vanish = np.array(
             [
-                i >= self.num_initial_objects or o.type in deletable
+                i >= self.num_initial_objects or o.type in self.deletable_types
                 for i, o in enumerate(self.objects)
             ],
             bool,
@@ -203,7 +206,7 @@ class CompiledTask:
             t = action.param_types[p]
             cands = [o.name for o in problem.objects if o.type == t]
             for lit in action.precons:
-                if lit.params == (p,) and self._is_static_name(lit.predicate):
+                if lit.params == (p,) and lit.predicate in self.static:
                     cands = [
                         c
                         for c in cands
@@ -212,25 +215,6 @@ class CompiledTask:
             if not cands:
                 return False
         return True
-
-    def _is_static_name(self, pred: str) -> bool:
-        if not hasattr(self, "_written"):
-            written: set[str] = set()
-
-            def walk(effects: Sequence[SpecialEffectDef]) -> None:
-                for e in effects:
-                    written.update(lit.predicate for lit in e.fx)
-                    walk(e.sfx)
-
-            for a in self.domain.actions:
-                written.update(lit.predicate for lit in a.immediate_fx)
-                walk(a.sfx)
-            deletable = self._deletion_types()
-            for p in self.domain.predicates:
-                if deletable & set(p.param_types):
-                    written.add(p.name)
-            self._written = written
-        return pred not in self._written
 
     def _init_facts(self) -> None:
         domain = self.domain
@@ -254,7 +238,6 @@ class CompiledTask:
             init[self.fact_of(pred, [self.object_index[a] for a in args])] = True
         init[self.exists_fact[vanishing[vanishing < self.num_initial_objects]]] = True
         self.initial_bits = init
-        self.static = {p.name for p in domain.predicates if self._is_static_name(p.name)}
 
     def fact_of(self, pred: str, args: Sequence[int]) -> int:
         """The fact index of ``pred(args)`` (object indices; types must match)."""
@@ -611,7 +594,7 @@ class CompiledTask:
 
         # Facts mentioning each object that a deletion may remove (created objects included:
         # a created object of a deletable type can be deleted again).
-        deletable = self._deletion_types()
+        deletable = self.deletable_types
         del_begin = [0]
         del_facts: list[int] = []
         for o in range(len(self.objects)):

@@ -114,7 +114,8 @@ class EffectInstance:
         """What makes two instances "the same effect" (reference §1.6).
 
         Progress (``counter``, ``completed``) is ignored; nested effects compare recursively
-        and in order.
+        and in order. A deletion also compares the object it deletes: two deletions of
+        different objects are different effects even when their ``arg`` is the same.
         """
         return (
             self.type,
@@ -125,6 +126,7 @@ class EffectInstance:
             self.created,
             self.arg,
             self.goal,
+            self.target if self.type == "deletion" else None,
         )
 
 
@@ -379,7 +381,9 @@ class ReferenceEnv:
         for text, g in zip(actions, chosen, strict=True):
             if g is None:
                 continue
-            if self._unmet(g) is None:
+            # An earlier robot's action may have deleted one of g's objects: g is then no
+            # grounding of the current state at all.
+            if all(self._exists(a) for a in g.args) and self._unmet(g) is None:
                 self._perform(g)
             else:
                 assert text is not None
@@ -524,8 +528,9 @@ class ReferenceEnv:
             assert e.created is not None
             c = e.created
             new_name = self._create_object(c)
-            _substitute(e, Placeholder(c.param, c.name, c.type), new_name)
-            self._apply(e.fx)
+            # The instance keeps its placeholder: every update creates a new object and applies
+            # the effects to that object (and the instance's identity never changes).
+            self._apply(_substitute(e.fx, Placeholder(c.param, c.name, c.type), new_name))
             for n in e.nested:
                 self._update(n, active)
             if all(n.completed for n in e.nested):
@@ -615,7 +620,7 @@ class ReferenceEnv:
         ordered = self._true_in_table_order()
         blocks = []
         for name, obj_type in self._state.objects:
-            lines = [f"{obj_type[:1].upper()}{obj_type[1:]} {name}:"]
+            lines = []
             for pred, args in ordered:
                 if name not in args:
                     continue
@@ -624,7 +629,9 @@ class ReferenceEnv:
                 if template is None:
                     raise ValueError(f"predicate {pred!r} has no language descriptor for {pos}")
                 lines.append(_fill(template, {str(k): _arg_name(a) for k, a in enumerate(args)}))
-            blocks.append("\n".join(lines))
+            # "<Type> <name>:\n" + "\n".join(lines): an object without true predicates keeps
+            # the newline after its header.
+            blocks.append(f"{obj_type[:1].upper()}{obj_type[1:]} {name}:\n" + "\n".join(lines))
         return (
             "\n\n".join(blocks)
             + "\n\nValid Actions:\n"
@@ -644,21 +651,18 @@ def _belongs(g: Grounding, robot: str | None) -> bool:
     return robot is None or g.robot is None or g.robot == robot
 
 
-def _substitute(e: EffectInstance, placeholder: Placeholder, name: str) -> None:
-    """Replaces a creation placeholder by the created object, in ``e`` and its nested effects."""
+def _substitute(
+    literals: list[GroundLiteral], placeholder: Placeholder, name: str
+) -> list[GroundLiteral]:
+    """The literals with a creation placeholder replaced by the created object.
 
-    def sub(lits: list[GroundLiteral]) -> list[GroundLiteral]:
-        return [
-            ((pred, tuple(name if a == placeholder else a for a in args)), value)
-            for (pred, args), value in lits
-        ]
-
-    e.fx = sub(e.fx)
-    e.conditions = sub(e.conditions)
-    if e.target == placeholder:
-        e.target = name
-    for n in e.nested:
-        _substitute(n, placeholder, name)
+    Only a creation's own effects can mention its placeholder (the domain loader rejects it
+    elsewhere), so nested effects never need the substitution.
+    """
+    return [
+        ((pred, tuple(name if a == placeholder else a for a in args)), value)
+        for (pred, args), value in literals
+    ]
 
 
 def _describe(e: EffectInstance) -> dict[str, Any]:
