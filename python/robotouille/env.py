@@ -139,36 +139,21 @@ class Env:
                 does not advance, and ``info["feedback"]`` says what was wrong.
             CapacityError: The step would create more objects than the compiled pool holds.
         """
+        words = self._words.copy()
+        counters = self._counters.copy()
         try:
             groundings = self._resolve(action)
+            actions = np.array([groundings], np.int32)
+            applied = np.zeros_like(actions, dtype=np.uint8)
+            _core.step(self.task.core, words, counters, actions, applied, self._status)
+            skipped = self._check_applied(action, groundings, applied[0])
         except InvalidActionError as exc:
             if self.invalid_action == "raise":
                 raise
             info = self._info()
             info["feedback"] = f"The action {exc.action!r} is not valid: {exc.reason}"
             return self._obs, 0.0, False, False, info
-        words = self._words.copy()
-        counters = self._counters.copy()
-        actions = np.array([groundings], np.int32)
-        applied = np.zeros_like(actions, dtype=np.uint8)
-        _core.step(self.task.core, words, counters, actions, applied, self._status)
         status = int(self._status[0])
-        skipped = []
-        for g, ok in zip(groundings, applied[0]):
-            if g < 0 or (ok and self.mode != "simultaneous"):
-                continue
-            # Simultaneous robots choose from the same state: an entry must be valid at the
-            # start of the step, even if an earlier robot's action made it valid meanwhile.
-            valid_at_start = self.task.unmet_precondition(g, self._words[0]) is None
-            if self.mode != "simultaneous" or not valid_at_start:
-                error = self._rejection(action, g)
-                if self.invalid_action == "raise":
-                    raise error
-                info = self._info()
-                info["feedback"] = f"The action {action!r} is not valid: {error.reason}"
-                return self._obs, 0.0, False, False, info
-            if not ok:
-                skipped.append(self._text(g))
         if status & _core.STATUS_POOL_EXHAUSTED:
             raise CapacityError(
                 f"the step would create more objects than the pool of {self.task.pool_size} "
@@ -348,11 +333,29 @@ class Env:
             self._all_texts = index
         return self._all_texts
 
-    def _rejection(self, action: Action | list[Action | None], g: int) -> InvalidActionError:
-        reason = self.task.unmet_precondition(g, self._words[0])
-        if reason is None:
-            reason = "it is no longer valid after the preceding actions of this step"
-        return InvalidActionError(action, reason)
+    def _check_applied(
+        self, action: Action | list[Action | None], groundings: list[int], applied: Any
+    ) -> list[str]:
+        """Rejects entries the kernel did not apply (simultaneous: not valid at the start).
+
+        Returns:
+            The texts of simultaneous entries that an earlier robot's action made invalid.
+        """
+        skipped = []
+        for g, ok in zip(groundings, applied):
+            if g < 0 or (ok and self.mode != "simultaneous"):
+                continue
+            # Simultaneous robots choose from the same state: an entry must be valid at the
+            # start of the step, even if an earlier robot's action made it valid meanwhile.
+            reason = self.task.unmet_precondition(g, self._words[0])
+            if self.mode != "simultaneous" or reason is not None:
+                raise InvalidActionError(
+                    action,
+                    reason or "it is no longer valid after the preceding actions of this step",
+                )
+            if not ok:
+                skipped.append(self._text(g))
+        return skipped
 
     def _names(self) -> list[str]:
         if self._fact_names is None:
