@@ -278,7 +278,8 @@ class CompiledTask:
             padded[:, : rows.shape[1]] = rows
             G_args.append(padded)
             col = {p: rows[:, i] for i, p in enumerate(action.params)}
-            pos_cols, neg_cols = [], []
+            pos_cols: list[IntArray] = []
+            neg_cols: list[IntArray] = []
             for lit in action.precons:
                 if lit.predicate in self.static:
                     continue
@@ -317,9 +318,11 @@ class CompiledTask:
         if player_type is not None:
             args = self.grounding_args
             for j in range(args.shape[1] - 1, -1, -1):
-                col = args[:, j]
-                is_player = (col >= 0) & (self.object_type[np.maximum(col, 0)] == player_type)
-                self.owner[is_player] = col[is_player]
+                column = args[:, j]
+                is_player = (column >= 0) & (
+                    self.object_type[np.maximum(column, 0)] == player_type
+                )
+                self.owner[is_player] = column[is_player]
 
     def _enumerate(self, action: ActionDef) -> IntArray:
         params = action.params
@@ -527,8 +530,8 @@ class CompiledTask:
             args = []
             for a, t, stride in zip(atom.args, pdef.param_types, self.pred_strides[k]):
                 is_var = isinstance(a, int)
-                val = a if is_var else value_of(a)
-                args.append((int(is_var), int(val), int(self.type_index[t]), stride))
+                val = a if isinstance(a, int) else value_of(a)
+                args.append((int(is_var), val, int(self.type_index[t]), stride))
             atoms.append((self.pred_base[k], args))
         self.goal_atoms = atoms
         # Assign variables most-constrained first: the next variable is the one that completes

@@ -274,8 +274,8 @@ class _ProblemReader:
         for group in ents.values():
             for e in group:
                 self._add("is" + e.base, (e.name,), e.path + ".name")
-                for k, p in enumerate(e.predicates):
-                    self._add(p, (e.name,), f"{e.path}.predicates[{k}]")
+                for k, pred in enumerate(e.predicates):
+                    self._add(pred, (e.name,), f"{e.path}.predicates[{k}]")
         for c in containers:
             inside = [m for m in meals if (m.x, m.y) == (c.x, c.y)]
             for m in inside:
@@ -315,8 +315,8 @@ class _ProblemReader:
                 self._add("nothing", (p.name,), p.path)
         stacks: dict[str, list[Entity]] = {}
         for i in items:
-            s = station_at.get((i.x, i.y))
-            if s is None:
+            station = station_at.get((i.x, i.y))
+            if station is None:
                 if i.name not in held:
                     raise SpecError(
                         self.root.source,
@@ -328,7 +328,7 @@ class _ProblemReader:
                 raise SpecError(
                     self.root.source, i.path, "an item on a station needs a 'stack-level'"
                 )
-            stacks.setdefault(s.name, []).append(i)
+            stacks.setdefault(station.name, []).append(i)
         for c in containers:
             if (c.x, c.y) not in station_at and c.name not in held:
                 raise SpecError(
@@ -409,12 +409,14 @@ class _ProblemReader:
             raw_atoms.append((pred, parts))
         variables: list[GoalVar] = []
         first_var: dict[str, int] = {}
-        for group, (arg, (ents, ids)) in enumerate(combo.items()):
-            candidates = tuple(ents) if ents else tuple(f"{arg}{k}" for k in range(1, len(ids) + 1))
-            for ident in ids:
+        for group, (arg, (ents, var_ids)) in enumerate(combo.items()):
+            candidates = (
+                tuple(ents) if ents else tuple(f"{arg}{k}" for k in range(1, len(var_ids) + 1))
+            )
+            for var_id in var_ids:
                 # A numeric id resolves to its first occurrence across all args (reference §13 #5).
-                first_var.setdefault(ident, len(variables))
-                variables.append(GoalVar(arg, ident, group, candidates))
+                first_var.setdefault(var_id, len(variables))
+                variables.append(GoalVar(arg, var_id, group, candidates))
         atoms = tuple(
             GoalAtom(pred, tuple(first_var[v] if is_var else v for _, v, is_var in parts))
             for pred, parts in raw_atoms
