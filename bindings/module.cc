@@ -26,6 +26,7 @@ template <typename T, typename Shape>
 using Array = nb::ndarray<T, Shape, nb::c_contig, nb::device::cpu>;
 using Words = Array<uint64_t, nb::shape<-1, -1>>;
 using WordsRow = Array<const uint64_t, nb::shape<-1>>;
+using CountersRow = Array<const int32_t, nb::shape<-1>>;
 using Counters = Array<int32_t, nb::shape<-1, -1>>;
 
 robotouille::IntVec int_array(const nb::kwargs& kw, const char* key) {
@@ -101,6 +102,8 @@ TaskSpec spec_from_kwargs(const nb::kwargs& kw) {
   ROBOTOUILLE_ARRAY(line_fact);
   ROBOTOUILLE_ARRAY(line_template);
   ROBOTOUILLE_ARRAY(fact_args);
+  ROBOTOUILLE_ARRAY(template_pred);
+  ROBOTOUILLE_ARRAY(hole_facts);
 #undef ROBOTOUILLE_ARRAY
   s.object_names = nb::cast<std::vector<std::string>>(kw["object_names"]);
   s.object_labels = nb::cast<std::vector<std::string>>(kw["object_labels"]);
@@ -132,6 +135,14 @@ void check_row(const Task& t, const WordsRow& words) {
   if (words.shape(0) != static_cast<size_t>(t.num_words)) {
     throw std::invalid_argument("words.shape should be (num_words=" +
                                 std::to_string(t.num_words) + ",)");
+  }
+}
+
+void check_row(const Task& t, const WordsRow& words, const CountersRow& counters) {
+  check_row(t, words);
+  if (counters.shape(0) != static_cast<size_t>(t.num_counters)) {
+    throw std::invalid_argument("counters.shape should be (num_counters=" +
+                                std::to_string(t.num_counters) + ",)");
   }
 }
 
@@ -241,33 +252,45 @@ NB_MODULE(_core, m) {
 
   m.def(
       "valid_groundings",
-      [](const Task& t, WordsRow words, int32_t player) {
-        check_row(t, words);
+      [](const Task& t, WordsRow words, CountersRow counters, int32_t player) {
+        check_row(t, words, counters);
         std::vector<int32_t> out;
         nb::gil_scoped_release release;
-        robotouille::valid_groundings(t, words.data(), out, player);
+        robotouille::valid_groundings(t, words.data(), out, player, counters.data());
         return out;
       },
-      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("player") = -1,
-      "Valid grounding ids of one state, in canonical order.");
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      nb::arg("player") = -1,
+      "Valid grounding ids of one state, in canonical order over the state's object order.");
+
+  m.def(
+      "object_order",
+      [](const Task& t, WordsRow words, CountersRow counters) {
+        check_row(t, words, counters);
+        std::vector<int32_t> out;
+        robotouille::object_order(t, words.data(), counters.data(), out);
+        return out;
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      "Existing objects of one state in object order (created objects in creation order).");
 
   m.def(
       "observation",
-      [](const Task& t, WordsRow words, const std::vector<int32_t>& valid) {
-        check_row(t, words);
+      [](const Task& t, WordsRow words, CountersRow counters, const std::vector<int32_t>& valid) {
+        check_row(t, words, counters);
         for (int32_t g : valid) check_grounding(t, g);
-        return robotouille::observation(t, words.data(), valid);
+        return robotouille::observation(t, words.data(), valid, counters.data());
       },
-      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("valid"),
-      "The observation text of one state with the given valid groundings.");
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      nb::arg("valid"), "The observation text of one state with the given valid groundings.");
 
   m.def(
       "describe",
-      [](const Task& t, WordsRow words) {
-        check_row(t, words);
-        return robotouille::describe(t, words.data());
+      [](const Task& t, WordsRow words, CountersRow counters) {
+        check_row(t, words, counters);
+        return robotouille::describe(t, words.data(), counters.data());
       },
-      nb::arg("task"), nb::arg("words").noconvert(),
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
       "The object part of the observation text of one state.");
 
   m.def(

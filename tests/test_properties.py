@@ -475,15 +475,9 @@ def test_deletions_of_different_objects_are_different_instances() -> None:
     assert [t for t, _ in ep.env.objects() if t.startswith("table")] == []
 
 
-# -- known limitation: the engine's object order is fixed at compile time ---------------------
+# -- object order follows creation order (decision D7: created objects are appended) -----------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="created objects of two creation groups are ordered group by group, not in creation "
-    "order as the reference appends them (decision D7 says appended)",
-)
 def test_objects_of_two_creation_groups_are_listed_in_creation_order() -> None:
     domain = _tool_domain(
         MAKE,
@@ -497,12 +491,6 @@ def test_objects_of_two_creation_groups_are_listed_in_creation_order() -> None:
     _run_script(domain, _tool_env(), ["Make with robot1", "Brew with robot1", "Make with robot1"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="an initial object deleted and created again under its old name keeps its initial "
-    "place in the engine's object order; the reference appends it",
-)
 def test_a_recreated_initial_name_is_appended() -> None:
     drop = _action(
         "drop", "Drop {t1}", [_lit("isblob", "t1")], [{"type": "deletion", "param": "t1", "fx": []}]

@@ -1,4 +1,5 @@
 // Goal matching (decision D5) and text rendering (reference §6).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -82,28 +83,49 @@ bool goal_reached(const Task& task, const uint64_t* words) {
   return extend(task, words, 0, assign.data());
 }
 
-std::string describe(const Task& task, const uint64_t* words) {
+std::string describe(const Task& task, const uint64_t* words, const int32_t* counters) {
   const TaskSpec& s = task.spec;
+  std::vector<int32_t> order, key, lines;
+  const bool reordered = object_order(task, words, counters, order);
+  if (reordered) dynamic_keys(task, order, key);
+  const auto width = static_cast<size_t>(task.max_arity);
+  auto pred_of = [&](int32_t line) {
+    const int32_t t = s.line_template[line];
+    return s.template_pred.empty() ? t : s.template_pred[t];
+  };
   std::string out;
   out.reserve(4096);
-  bool first = true;
-  for (int32_t o = 0; o < task.num_objects; ++o) {
-    if (s.exists_fact[o] >= 0 && !test_bit(words, s.exists_fact[o])) continue;
-    if (!first) out += "\n\n";
-    first = false;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int32_t o = order[i];
+    if (i) out += "\n\n";
     // Block: "<Type> <name>:\n" + "\n".join(lines), exactly as the original joins it.
     out += s.object_labels[o];
     out += ' ';
     out += s.object_names[o];
     out += ":\n";
-    bool first_line = true;
+    lines.clear();
     for (int32_t k = s.line_begin[o]; k < s.line_begin[o + 1]; ++k) {
-      const int32_t f = s.line_fact[k];
-      if (!test_bit(words, f)) continue;
-      if (!first_line) out += '\n';
-      first_line = false;
-      render_template(task, s.text_templates[s.line_template[k]],
-                      &s.fact_args[static_cast<size_t>(f) * task.max_arity], out);
+      if (test_bit(words, s.line_fact[k])) lines.push_back(k);
+    }
+    if (reordered) {
+      // Predicate-table order over the state's object order (created objects appended).
+      std::stable_sort(lines.begin(), lines.end(), [&](int32_t a, int32_t b) {
+        if (pred_of(a) != pred_of(b)) return pred_of(a) < pred_of(b);
+        const int32_t* fa = &s.fact_args[static_cast<size_t>(s.line_fact[a]) * width];
+        const int32_t* fb = &s.fact_args[static_cast<size_t>(s.line_fact[b]) * width];
+        for (size_t j = 0; j < width; ++j) {
+          const int32_t ka = fa[j] < 0 ? -1 : key[fa[j]];
+          const int32_t kb = fb[j] < 0 ? -1 : key[fb[j]];
+          if (ka != kb) return ka < kb;
+        }
+        return false;
+      });
+    }
+    for (size_t j = 0; j < lines.size(); ++j) {
+      if (j) out += '\n';
+      const int32_t f = s.line_fact[lines[j]];
+      render_template(task, s.text_templates[s.line_template[lines[j]]],
+                      &s.fact_args[static_cast<size_t>(f) * width], out);
     }
   }
   return out;
@@ -118,8 +140,8 @@ std::string action_text(const Task& task, int32_t g) {
 }
 
 std::string observation(const Task& task, const uint64_t* words,
-                        const std::vector<int32_t>& valid) {
-  std::string out = describe(task, words);
+                        const std::vector<int32_t>& valid, const int32_t* counters) {
+  std::string out = describe(task, words, counters);
   out += "\n\nValid Actions:\n";
   for (size_t i = 0; i < valid.size(); ++i) {
     if (i) out += '\n';

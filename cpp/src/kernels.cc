@@ -1,8 +1,10 @@
 #include "robotouille/kernels.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace robotouille {
@@ -24,6 +26,9 @@ void apply_literals(const Task& task, uint64_t* words, int32_t begin, int32_t en
     if (s.lit_created_stride[l] > 0) {
       if (created < 0) continue;
       fact += s.lit_created_stride[l] * s.typepos[created];
+      // The created object can equal another argument only when an object of the same name
+      // was deleted and re-created within one update; the original has no such predicate.
+      if (test_bit(task.hole_mask.data(), fact)) continue;
     }
     set_bit(words, fact, (s.lit_value[l] != 0) != negate);
   }
@@ -31,7 +36,7 @@ void apply_literals(const Task& task, uint64_t* words, int32_t begin, int32_t en
 
 // Creates the next object of a creation group: base name + (1 + highest existing suffix).
 // Returns the object, or -1 when the pool is exhausted.
-int32_t create_object(const Task& task, uint64_t* words, int32_t group) {
+int32_t create_object(const Task& task, uint64_t* words, int32_t* counters, int32_t group) {
   const TaskSpec& s = task.spec;
   const int32_t begin = s.group_slot_begin[group];
   const int32_t end = s.group_slot_begin[group + 1];
@@ -46,13 +51,29 @@ int32_t create_object(const Task& task, uint64_t* words, int32_t group) {
   if (next >= end) return -1;
   const int32_t obj = s.group_slots[next];
   if (s.exists_fact[obj] >= 0) set_bit(words, s.exists_fact[obj], true);
+  // The original appends a created object to its object list: give it the next rank.
+  if (task.rank_slot[obj] >= 0) {
+    int32_t* ranks = counters + task.rank_offset;
+    int32_t top = 0;
+    for (int32_t i = 0; i < task.num_ranked; ++i) top = std::max(top, ranks[i]);
+    ranks[task.rank_slot[obj]] = top + 1;
+  }
   return obj;
 }
 
-void delete_object(const Task& task, uint64_t* words, int32_t obj) {
+void delete_object(const Task& task, uint64_t* words, int32_t* counters, int32_t obj) {
   const TaskSpec& s = task.spec;
   for (int32_t k = s.delete_fact_begin[obj]; k < s.delete_fact_begin[obj + 1]; ++k) {
     set_bit(words, s.delete_facts[k], false);
+  }
+  // Keep ranks dense: the objects appended after it move up by one.
+  if (task.rank_slot[obj] >= 0) {
+    int32_t* ranks = counters + task.rank_offset;
+    const int32_t gone = ranks[task.rank_slot[obj]];
+    ranks[task.rank_slot[obj]] = 0;
+    if (gone > 0) {
+      for (int32_t i = 0; i < task.num_ranked; ++i) ranks[i] -= ranks[i] > gone ? 1 : 0;
+    }
   }
 }
 
@@ -117,7 +138,7 @@ int update_node(const Task& task, uint64_t* words, int32_t* counters, int32_t no
       break;
     }
     case EffectType::kCreation: {
-      const int32_t obj = create_object(task, words, s.node_create_group[node]);
+      const int32_t obj = create_object(task, words, counters, s.node_create_group[node]);
       if (obj < 0) return kStatusPoolExhausted;
       apply_literals(task, words, fx_begin, fx_end, false, obj);
       bool all = true;
@@ -126,7 +147,7 @@ int update_node(const Task& task, uint64_t* words, int32_t* counters, int32_t no
       break;
     }
     case EffectType::kDeletion: {
-      delete_object(task, words, s.node_delete_object[node]);
+      delete_object(task, words, counters, s.node_delete_object[node]);
       apply_literals(task, words, fx_begin, fx_end, false, -1);
       status |= update_children(task, words, counters, node, active, nullptr);
       state |= kCompleted;
@@ -192,8 +213,39 @@ void valid_mask(const Task& task, const uint64_t* words, uint64_t* mask, int32_t
   }
 }
 
+bool object_order(const Task& task, const uint64_t* words, const int32_t* counters,
+                  std::vector<int32_t>& out) {
+  const TaskSpec& s = task.spec;
+  out.clear();
+  std::vector<std::pair<int32_t, int32_t>> appended;  // (rank, object)
+  for (int32_t o = 0; o < task.num_objects; ++o) {
+    if (s.exists_fact[o] >= 0 && !test_bit(words, s.exists_fact[o])) continue;
+    const int32_t rank = counters && task.rank_slot[o] >= 0
+                             ? counters[task.rank_offset + task.rank_slot[o]]
+                             : 0;
+    if (rank > 0) {
+      appended.emplace_back(rank, o);
+    } else {
+      out.push_back(o);
+    }
+  }
+  std::sort(appended.begin(), appended.end());
+  bool reordered = false;
+  for (const auto& [rank, o] : appended) {
+    reordered = reordered || (!out.empty() && o < out.back());
+    out.push_back(o);
+  }
+  return reordered;
+}
+
+void dynamic_keys(const Task& task, const std::vector<int32_t>& order, std::vector<int32_t>& key) {
+  // Objects compare by their position in the state's object order; absent ones come first.
+  key.assign(static_cast<size_t>(task.num_objects), -1);
+  for (size_t i = 0; i < order.size(); ++i) key[order[i]] = static_cast<int32_t>(i);
+}
+
 void valid_groundings(const Task& task, const uint64_t* words, std::vector<int32_t>& out,
-                      int32_t player) {
+                      int32_t player, const int32_t* counters) {
   std::vector<uint64_t> mask(static_cast<size_t>(task.mask_words));
   valid_mask(task, words, mask.data(), player);
   out.clear();
@@ -204,6 +256,23 @@ void valid_groundings(const Task& task, const uint64_t* words, std::vector<int32
       bits &= bits - 1;
     }
   }
+  std::vector<int32_t> order, key;
+  if (!counters || !object_order(task, words, counters, order)) return;
+  // Canonical order over the state's object order: action, then arguments left to right.
+  dynamic_keys(task, order, key);
+  const TaskSpec& s = task.spec;
+  const auto width = static_cast<size_t>(task.max_params);
+  auto arg_key = [&](int32_t g, size_t i) {
+    const int32_t o = s.grounding_args[static_cast<size_t>(g) * width + i];
+    return o < 0 ? -1 : key[o];
+  };
+  std::stable_sort(out.begin(), out.end(), [&](int32_t a, int32_t b) {
+    if (s.action_of[a] != s.action_of[b]) return s.action_of[a] < s.action_of[b];
+    for (size_t i = 0; i < width; ++i) {
+      if (arg_key(a, i) != arg_key(b, i)) return arg_key(a, i) < arg_key(b, i);
+    }
+    return false;
+  });
 }
 
 int apply_grounding(const Task& task, uint64_t* words, int32_t* counters, int32_t g) {

@@ -43,7 +43,8 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   num_templates = static_cast<int32_t>(spec.template_first.size());
   num_nodes = static_cast<int32_t>(spec.node_type.size());
   node_offset = 2 + num_templates;
-  num_counters = node_offset + num_nodes;
+  rank_offset = node_offset + num_nodes;
+  num_counters = rank_offset;  // plus one rank per object with an exists fact, below
   mask_words = std::max<int32_t>(1, (num_groundings + 63) / 64);
   const size_t G = static_cast<size_t>(num_groundings);
   const size_t O = static_cast<size_t>(num_objects);
@@ -53,6 +54,14 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
               spec.object_labels.size() == O,
           "object tables must have one entry per object");
   check_range(spec.exists_fact, -1, num_facts, "exists_fact");
+  rank_slot.assign(O, -1);
+  for (size_t o = 0; o < O; ++o) {
+    if (spec.exists_fact[o] >= 0) rank_slot[o] = num_ranked++;
+  }
+  num_counters += num_ranked;
+  check_range(spec.hole_facts, 0, num_facts, "hole_facts");
+  hole_mask.assign(static_cast<size_t>(num_words), 0);
+  for (int32_t f : spec.hole_facts) hole_mask[f >> 6] |= uint64_t{1} << (f & 63);
   check_csr(spec.pre_pos_begin, G, spec.pre_pos.size(), "pre_pos_begin");
   check_csr(spec.pre_neg_begin, G, spec.pre_neg.size(), "pre_neg_begin");
   check_csr(spec.eff_begin, G, spec.eff_fact.size(), "eff_begin");
@@ -231,6 +240,8 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   const auto fact_rows = static_cast<int32_t>(spec.fact_args.size() / max_arity);
   check_range(spec.fact_args, -1, num_objects, "fact_args");
   for (int32_t f : spec.line_fact) require(f < fact_rows, "line_fact beyond fact_args");
+  require(spec.template_pred.empty() || spec.template_pred.size() == spec.text_templates.size(),
+          "template_pred must be empty or have one entry per text template");
   for (const TextTemplate& t : spec.text_templates) {
     require(t.pieces.size() == t.slots.size() + 1, "text template pieces/slots");
   }

@@ -58,13 +58,20 @@ def valid_mask(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(N
 def goal_reached(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.bool_], dict(shape=(None,), order='C', device='cpu')]) -> None:
     """Writes whether the goal holds in each state: out (B,) bool."""
 
-def valid_groundings(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], player: int = -1) -> list[int]:
-    """Valid grounding ids of one state, in canonical order."""
+def valid_groundings(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], player: int = -1) -> list[int]:
+    """
+    Valid grounding ids of one state, in canonical order over the state's object order.
+    """
 
-def observation(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], valid: Sequence[int]) -> str:
+def object_order(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> list[int]:
+    """
+    Existing objects of one state in object order (created objects in creation order).
+    """
+
+def observation(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], valid: Sequence[int]) -> str:
     """The observation text of one state with the given valid groundings."""
 
-def describe(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> str:
+def describe(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> str:
     """The object part of the observation text of one state."""
 
 def action_text(task: Task, grounding: int) -> str:

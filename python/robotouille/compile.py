@@ -151,13 +151,18 @@ class CompiledTask:
         objects = list(problem.objects)
         self.num_initial_objects = len(objects)
         # Creation groups: one per (created base name, type), with a pool of future objects.
+        # A creation can make another action applicable (through the objects it creates), so
+        # groups are collected to a fixpoint.
         self.groups: list[tuple[str, str]] = []
-        for action, effect in self._effects("creation"):
-            assert effect.created is not None
-            key = (effect.created.name, effect.created.type)
-            if key in self.groups or not self._may_apply(action):
-                continue
-            self.groups.append(key)
+        grew = True
+        while grew:
+            grew = False
+            for action, effect in self._effects("creation"):
+                assert effect.created is not None
+                key = (effect.created.name, effect.created.type)
+                if key not in self.groups and self._may_apply(action):
+                    self.groups.append(key)
+                    grew = True
         self.group_slots: list[list[int]] = []
         names = {o.name for o in objects}
         pool: list[ObjectInfo] = []
@@ -200,19 +205,31 @@ class CompiledTask:
         )
 
     def _may_apply(self, action: ActionDef) -> bool:
-        """Cheap reachability test: every param has a candidate passing unary static precons."""
+        """Cheap reachability test: every param has a candidate passing unary static precons.
+
+        Candidates are the initial objects and, for types some known creation group makes,
+        a future object (on which every static predicate is false).
+        """
         problem = self.problem
+        pooled_types = {t for _, t in self.groups}
         for p in action.params:
             t = action.param_types[p]
-            cands = [o.name for o in problem.objects if o.type == t]
-            for lit in action.precons:
-                if lit.params == (p,) and lit.predicate in self.static:
-                    cands = [
-                        c
-                        for c in cands
-                        if ((lit.predicate, (c,)) in problem.initial_true) == lit.is_true
-                    ]
-            if not cands:
+            statics = [
+                lit
+                for lit in action.precons
+                if lit.params == (p,) and lit.predicate in self.static
+            ]
+            initial = [
+                o.name
+                for o in problem.objects
+                if o.type == t
+                and all(
+                    ((lit.predicate, (o.name,)) in problem.initial_true) == lit.is_true
+                    for lit in statics
+                )
+            ]
+            future = t in pooled_types and not any(lit.is_true for lit in statics)
+            if not initial and not future:
                 return False
         return True
 
@@ -563,14 +580,17 @@ class CompiledTask:
 
         # Rendering: one template per (predicate, argument position); per object, its lines.
         templates: list[tuple[list[str], list[int]]] = []
+        template_pred: list[int] = []
         tpl_index: dict[tuple[int, int], int] = {}
         for k, p in enumerate(self.domain.predicates):
             for pos in range(len(p.param_types)):
                 tpl_index[(k, pos)] = len(templates)
                 templates.append(_split_template(p.descriptors[pos], numeric=True))
+                template_pred.append(k)
         max_arity = max((len(p.param_types) for p in self.domain.predicates), default=0)
         fact_args = np.full((self.num_pred_facts, max(1, max_arity)), -1, np.int64)
         line_obj, line_fact, line_tpl = [], [], []
+        holes: list[IntArray] = []
         for k, p in enumerate(self.domain.predicates):
             lists = [self.type_objects[t] for t in p.param_types]
             if not lists:
@@ -583,6 +603,7 @@ class CompiledTask:
             distinct = np.ones(len(facts), bool)
             for i, j in itertools.combinations(range(len(cols)), 2):
                 distinct &= cols[i] != cols[j]
+            holes.append(facts[~distinct])
             for pos, c in enumerate(cols):
                 line_obj.append(c[distinct])
                 line_fact.append(facts[distinct])
@@ -669,6 +690,8 @@ class CompiledTask:
             line_template=i32(lt),
             fact_args=i32(fact_args),
             text_templates=templates,
+            template_pred=i32(template_pred),
+            hole_facts=i32(np.concatenate(holes) if holes else []),
             action_of=i32(self.action_of),
             grounding_args=i32(self.grounding_args),
             action_templates=action_templates,

@@ -191,6 +191,19 @@ class Env:
         names = self._names()
         bits = np.unpackbits(self._words[0].view(np.uint8), bitorder="little")
         facts = np.flatnonzero(bits[: self.task.num_pred_facts])
+        order = self._object_order()
+        if order != sorted(order):
+            # Created objects are appended to the object list: table order follows that.
+            position = {o: i for i, o in enumerate(order)}
+            pred_of = np.searchsorted(np.array(self.task.pred_base), facts, side="right")
+            keyed = sorted(
+                zip(facts.tolist(), pred_of.tolist()),
+                key=lambda fp: (
+                    fp[1],
+                    [position.get(int(a), -1) for a in self.task.fact_args[fp[0]]],
+                ),
+            )
+            facts = np.array([f for f, _ in keyed], dtype=np.int64)
         return [names[int(f)] for f in facts]
 
     def goal_reached(self) -> bool:
@@ -201,12 +214,8 @@ class Env:
 
     def objects(self) -> list[tuple[str, str]]:
         """Existing objects as ``(name, type)`` in object order (created objects last)."""
-        words = self._words[0]
-        out = []
-        for o, ex in zip(self.task.objects, self.task.exists_fact):
-            if ex < 0 or (int(words[ex >> 6]) >> (int(ex) & 63)) & 1:
-                out.append((o.name, o.type))
-        return out
+        objects = self.task.objects
+        return [(objects[o].name, objects[o].type) for o in self._object_order()]
 
     @property
     def current_robot(self) -> str:
@@ -236,9 +245,15 @@ class Env:
 
     # -- internals --------------------------------------------------------------------------
 
+    def _object_order(self) -> list[int]:
+        order: list[int] = _core.object_order(self.task.core, self._words[0], self._counters[0])
+        return order
+
     def _refresh(self) -> None:
         self._valid = self._valid_for(None)
-        self._obs = _core.observation(self.task.core, self._words[0], self._valid)
+        self._obs = _core.observation(
+            self.task.core, self._words[0], self._counters[0], self._valid
+        )
 
     def _info(self) -> dict[str, Any]:
         return {"valid_actions": [self._text(g) for g in self._valid], "steps": self._steps}
@@ -251,7 +266,9 @@ class Env:
             player = self.task.object_index[robot]
         elif self.mode == "turn_based" and self.robots:
             player = self._robot_objects[int(self._counters[0, 0])]
-        groundings: list[int] = _core.valid_groundings(self.task.core, self._words[0], player)
+        groundings: list[int] = _core.valid_groundings(
+            self.task.core, self._words[0], self._counters[0], player
+        )
         return groundings
 
     def _text(self, g: int) -> str:
@@ -292,8 +309,10 @@ class Env:
             )
         if isinstance(action, tuple) and len(action) == 2:
             name, args = action
-            if not isinstance(name, str) or not isinstance(args, (list, tuple)) or not all(
-                isinstance(a, str) for a in args
+            if (
+                not isinstance(name, str)
+                or not isinstance(args, (list, tuple))
+                or not all(isinstance(a, str) for a in args)
             ):
                 raise InvalidActionError(
                     action, "a structured action is (action name, sequence of object names)"

@@ -58,7 +58,9 @@ TEST(TaskTest, RichFixtureBuildsWithDerivedSizes) {
   EXPECT_EQ(task.num_templates, 4);
   EXPECT_EQ(task.num_nodes, 5);
   EXPECT_EQ(task.node_offset, 2 + 4);
-  EXPECT_EQ(task.num_counters, 2 + 4 + 5);
+  EXPECT_EQ(task.rank_offset, 2 + 4 + 5);
+  EXPECT_EQ(task.num_ranked, 2);  // the objects with an exists fact
+  EXPECT_EQ(task.num_counters, 2 + 4 + 5 + 2);
   EXPECT_EQ(task.mask_words, 1);
   EXPECT_EQ(task.max_params, 2);
   EXPECT_EQ(task.max_arity, 2);

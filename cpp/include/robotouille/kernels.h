@@ -42,9 +42,21 @@ bool is_valid(const Task& task, const uint64_t* words, int32_t g);
 // When player >= 0, keeps only groundings owned by that object or by nobody (turn-based mode).
 void valid_mask(const Task& task, const uint64_t* words, uint64_t* mask, int32_t player = -1);
 
-// Appends the valid grounding ids, in canonical order, to out (cleared first).
+// Writes the valid grounding ids, in canonical order, to out (cleared first). With counters,
+// the order follows the state's object order (created objects in creation order); without,
+// the compile-time order (the same unless objects of two creation groups were created out of
+// slot order, or an initial object was deleted and created again).
 void valid_groundings(const Task& task, const uint64_t* words, std::vector<int32_t>& out,
-                      int32_t player = -1);
+                      int32_t player = -1, const int32_t* counters = nullptr);
+
+// Writes the existing objects in the state's object order to out: objects in their initial
+// place in compile-time order, then appended (created) objects in creation order. Returns
+// whether that differs from the compile-time order. counters may be null (compile-time order).
+bool object_order(const Task& task, const uint64_t* words, const int32_t* counters,
+                  std::vector<int32_t>& out);
+
+// key[o] = position of object o in `order` (from object_order), -1 for objects not in it.
+void dynamic_keys(const Task& task, const std::vector<int32_t>& order, std::vector<int32_t>& key);
 
 // Applies grounding g (assumed valid). Returns status bits.
 int apply_grounding(const Task& task, uint64_t* words, int32_t* counters, int32_t g);
@@ -59,15 +71,16 @@ int step(const Task& task, uint64_t* words, int32_t* counters, const int32_t* gr
 // Whether some injective assignment of the goal variables makes every goal atom true.
 bool goal_reached(const Task& task, const uint64_t* words);
 
-// The object part of the observation text (reference §6.1), without valid actions or goal.
-std::string describe(const Task& task, const uint64_t* words);
+// The object part of the observation text (reference §6.1), without valid actions or goal,
+// in the state's object order when counters are given (see object_order).
+std::string describe(const Task& task, const uint64_t* words, const int32_t* counters = nullptr);
 
 // The language text of grounding g, e.g. "Move robot1 from table1 to table2".
 std::string action_text(const Task& task, int32_t g);
 
 // The full observation: describe + valid actions (the given groundings) + goal line.
 std::string observation(const Task& task, const uint64_t* words,
-                        const std::vector<int32_t>& valid);
+                        const std::vector<int32_t>& valid, const int32_t* counters = nullptr);
 
 // Runs `steps` steps of a uniformly random policy from one state, in place: each step computes
 // the valid mask, picks a valid grounding with a splitmix64 stream seeded by `seed`, and steps.

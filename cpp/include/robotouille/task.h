@@ -12,6 +12,10 @@
  *                                  progress in the low 24 bits, kCompleted, kActive (roots only).
  *                                  Inactive templates have all-zero node words, so equal
  *                                  situations have equal counters (states can be hashed).
+ *                                  Then one rank per object that can be created or deleted:
+ *                                  0 while it sits in its initial place (or does not exist),
+ *                                  r > 0 when it is the r-th object appended to the object
+ *                                  list by a creation (ranks stay dense: 1..R).
  *
  * Special effects: every grounded top-level special effect is interned (by the original's
  * identity rule) as a template, a preorder run of nodes starting at template_first[t]. A node
@@ -19,7 +23,10 @@
  * condition literals, children, and for creation/deletion the object group / object involved.
  *
  * Objects that can be created or deleted have a hidden "exists" fact (exists_fact[o] >= 0);
- * others always exist. Facts of objects that do not exist are always false.
+ * others always exist. Facts of objects that do not exist are always false. The original appends
+ * created objects to its object list, so object, line and valid-action order follow creation
+ * order; fact and grounding ids follow the compile-time order, and the ranks say where the two
+ * differ (see object_order in kernels.h).
  *
  * Ownership: Task owns copies of all its tables; it is immutable after construction and safe to
  * share between threads.
@@ -78,6 +85,8 @@ struct TaskSpec {
   // Rendering.
   std::vector<std::string> object_names, object_labels;
   IntVec line_begin, line_fact, line_template, fact_args;  // fact_args: facts x max_arity
+  IntVec template_pred;  // predicate index of each text template (empty: the template index)
+  IntVec hole_facts;     // facts whose tuple repeats an object: never true, never written
   std::vector<TextTemplate> text_templates, action_templates;
   std::string goal_description;
 };
@@ -114,6 +123,10 @@ class Task {
   int32_t max_params = 0;
   int32_t max_arity = 0;
   int32_t node_offset = 0;  // index of node 0's word in counters
+  int32_t rank_offset = 0;  // index of the first object rank in counters
+  int32_t num_ranked = 0;   // objects with a rank (those with an exists fact)
+  IntVec rank_slot;         // per object: its rank's index after rank_offset, or -1
+  std::vector<uint64_t> hole_mask;  // bit set for each of spec.hole_facts
 
   TaskSpec spec;
   // Applicability index, in two levels. Each grounding with a positive precondition is keyed by

@@ -238,6 +238,11 @@ class ReferenceEnv:
     def _set(self, atom: GroundAtom, value: bool) -> None:
         if not all(self._exists(a) for a in atom[1]):
             return  # a literal over a non-existent object is a no-op
+        if len(set(atom[1])) < len(atom[1]):
+            # The original's predicate table has no tuple that repeats an object (reference
+            # §2.6), so such a literal names no predicate: a no-op. (Reachable only when an
+            # object is deleted and one of the same name is created within one update.)
+            return
         if value:
             self._state.true.add(atom)
         else:

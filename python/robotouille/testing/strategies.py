@@ -294,15 +294,14 @@ def _shuffled(draw: Draw, items: Sequence[T]) -> list[T]:
 
 
 @st.composite
-def domains(draw: Draw, max_creation_groups: int = 1) -> Json:
+def domains(draw: Draw, max_creation_groups: int = 2) -> Json:
     """A random small domain document (reference spec §1, decision D2 durations).
 
     Args:
         draw: Hypothesis' draw function (supplied by ``st.composite``).
         max_creation_groups: How many different (base name, type) pairs creation effects may
-            make. The compiled engine allocates created objects in per-group pools, so with two
-            or more groups its object order can differ from the reference's creation order
-            (a known limitation); the default of 1 keeps the orders comparable.
+            make (the engine keeps one object pool per pair, and must still list created objects
+            in creation order).
 
     Returns:
         The domain as a JSON-compatible dict.
@@ -361,7 +360,6 @@ class _DomainInfo:
     def of(cls, domain: Json) -> _DomainInfo:
         types = tuple(domain["object_types"])
         preds = [(p["name"], tuple(p["param_types"])) for p in domain["predicate_defs"]]
-        pred_types = dict(preds)
         kinds: dict[str, list[str]] = {t: [] for t in types}
         unary: dict[str, list[str]] = {t: [] for t in types}
         for name, ts in preds:
@@ -370,34 +368,18 @@ class _DomainInfo:
                 if name.startswith("is") and len(name) > 2:
                     kinds[ts[0]].append(name[2:])
         keys: set[str] = set()
-        created: set[tuple[str, str]] = set()
-        deleted: set[str] = set()
 
-        def walk(effects: Sequence[Json], placeholders: Mapping[str, str]) -> None:
+        def walk(effects: Sequence[Json]) -> None:
             for e in effects:
                 for k in ("duration", "repetitions"):
                     if isinstance(e.get(k), dict):
                         keys.add(e[k]["config"])
-                if e["type"] == "creation":
-                    created.add((e["created_obj"]["name"], e["created_obj"]["type"]))
-                elif e["type"] == "deletion":
-                    deleted.add(placeholders[e["param"]])
-                walk(e.get("sfx", []), placeholders)
+                walk(e.get("sfx", []))
 
         for a in domain["action_defs"]:
-            placeholders = {
-                p: t
-                for lit in [*a.get("precons", []), *a.get("immediate_fx", [])]
-                for p, t in zip(lit["params"], pred_types[lit["predicate"]])
-            }
-            walk(a.get("sfx", []), placeholders)
-        # Known limitation of the engine: a deleted object that is created again under its
-        # old name keeps its place in the engine's object order, while the reference appends
-        # it. Only names that exist initially can be reused out of order, so entities of a
-        # deletable type are not given the names that creation effects use.
-        reused = {(base, t) for base, t in created if t in deleted}
-        entity_kinds = {t: [k for k in kinds[t] if (k, t) not in reused] for t in types}
-        wildcards = {t for t in types if entity_kinds[t] == kinds[t]}
+            walk(a.get("sfx", []))
+        entity_kinds = {t: list(kinds[t]) for t in types}
+        wildcards = set(types)
         return cls(types, kinds, entity_kinds, wildcards, unary, preds, sorted(keys))
 
 
@@ -534,7 +516,7 @@ def _goal(draw: Draw, info: _DomainInfo, lists: Mapping[str, list[Json]]) -> lis
 
 
 @st.composite
-def domains_and_environments(draw: Draw, max_creation_groups: int = 1) -> tuple[Json, Json]:
+def domains_and_environments(draw: Draw, max_creation_groups: int = 2) -> tuple[Json, Json]:
     """A random domain and a random environment for it.
 
     Args:
