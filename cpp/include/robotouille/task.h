@@ -155,6 +155,9 @@ class Task {
   // map to under any assignment; the goal fails at once when one atom has none of its facts
   // true. Atoms are ordered by how few facts they have (the most selective first).
   IntVec filter_begin, filter_facts;
+  // Per goal atom (CSR over atom_facts): every fact it can map to under any assignment, for the
+  // atoms with at most 256 of them (atom_enumerated[a] = 1); empty for the others.
+  IntVec atom_fact_begin, atom_facts, atom_enumerated;
 
  private:
   void build_index();
