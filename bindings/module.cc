@@ -3,17 +3,22 @@
 // kernels in cpp/ with the GIL released.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "robotouille/kernels.h"
+#include "robotouille/heuristic.h"
+#include "robotouille/search.h"
 #include "robotouille/task.h"
 
 namespace nb = nanobind;
@@ -148,6 +153,35 @@ void check_row(const Task& t, const WordsRow& words, const CountersRow& counters
 
 void check_grounding(const Task& t, int32_t g) {
   if (g < 0 || g >= t.num_groundings) throw std::out_of_range("grounding id out of range");
+}
+
+robotouille::SearchOptions search_options(const std::string& algorithm, const std::string& mode,
+                                          bool lmcut, std::vector<int32_t> robots,
+                                          int64_t max_states, int64_t max_memory_bytes,
+                                          double time_limit) {
+  robotouille::SearchOptions o;
+  if (algorithm == "bfs") {
+    o.algorithm = robotouille::Algorithm::kBfs;
+  } else if (algorithm == "astar") {
+    o.algorithm = robotouille::Algorithm::kAstar;
+  } else {
+    throw std::invalid_argument("algorithm must be 'astar' or 'bfs', got '" + algorithm + "'");
+  }
+  if (mode == "centralized") {
+    o.mode = robotouille::PlanMode::kCentralized;
+  } else if (mode == "turn_based") {
+    o.mode = robotouille::PlanMode::kTurnBased;
+  } else if (mode == "simultaneous") {
+    o.mode = robotouille::PlanMode::kSimultaneous;
+  } else {
+    throw std::invalid_argument("unknown mode '" + mode + "'");
+  }
+  o.lmcut = lmcut;
+  o.robots = std::move(robots);
+  o.max_states = max_states;
+  o.max_memory_bytes = max_memory_bytes;
+  o.time_limit = time_limit;
+  return o;
 }
 
 }  // namespace
@@ -300,4 +334,64 @@ NB_MODULE(_core, m) {
         return robotouille::action_text(t, g);
       },
       nb::arg("task"), nb::arg("grounding"), "The language text of a grounding.");
+
+  m.def(
+      "search",
+      [](const Task& t, WordsRow words, CountersRow counters, const std::string& algorithm,
+         const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
+         int64_t max_memory_bytes, double time_limit, nb::object cancel) {
+        check_row(t, words, counters);
+        robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
+                                                      max_states, max_memory_bytes, time_limit);
+        // Polled from the searching thread with the GIL released: take it briefly to run
+        // Python's signal handlers (Ctrl-C in the main thread) and the caller's cancel check.
+        bool interrupted = false;
+        o.poll = [&]() {
+          nb::gil_scoped_acquire acquire;
+          if (PyErr_CheckSignals() != 0) {
+            interrupted = true;
+            return true;
+          }
+          return !cancel.is_none() && nb::cast<bool>(cancel());
+        };
+        robotouille::SearchResult r;
+        {
+          nb::gil_scoped_release release;
+          r = robotouille::search(t, words.data(), counters.data(), o);
+        }
+        if (interrupted) throw nb::python_error();
+        nb::dict stats;
+        stats["expanded"] = r.stats.expanded;
+        stats["generated"] = r.stats.generated;
+        stats["stored"] = r.stats.stored;
+        stats["bytes"] = r.stats.bytes;
+        stats["state_bytes"] = r.stats.state_bytes;
+        stats["pruned"] = r.stats.pruned;
+        stats["initial_h"] = r.stats.initial_h;
+        stats["bound"] = r.stats.bound;
+        stats["seconds"] = r.stats.seconds;
+        return std::make_tuple(robotouille::status_name(r.status), r.plan, stats);
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      nb::arg("algorithm") = "astar", nb::arg("mode") = "centralized", nb::arg("lmcut") = true,
+      nb::arg("robots") = std::vector<int32_t>{}, nb::arg("max_states") = 0,
+      nb::arg("max_memory_bytes") = 0, nb::arg("time_limit") = 0.0,
+      nb::arg("cancel").none() = nb::none(),
+      "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
+      "groundings per step. The GIL is released while searching.");
+
+  m.def(
+      "heuristic_value",
+      [](const Task& t, WordsRow words, CountersRow counters, const std::string& mode,
+         bool lmcut, std::vector<int32_t> robots) {
+        check_row(t, words, counters);
+        const robotouille::SearchOptions o =
+            search_options("astar", mode, lmcut, std::move(robots), 0, 0, 0);
+        const int32_t h = robotouille::heuristic_value(t, words.data(), counters.data(), o);
+        return h == robotouille::DelayHeuristic::kDeadEnd ? -1 : h;
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      nb::arg("mode") = "centralized", nb::arg("lmcut") = true,
+      nb::arg("robots") = std::vector<int32_t>{},
+      "The A* heuristic's lower bound on steps to the goal (-1: provably unreachable).");
 }

@@ -76,3 +76,13 @@ def describe(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(Non
 
 def action_text(task: Task, grounding: int) -> str:
     """The language text of a grounding."""
+
+def search(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], algorithm: str = 'astar', mode: str = 'centralized', lmcut: bool = True, robots: Sequence[int] = [], max_states: int = 0, max_memory_bytes: int = 0, time_limit: float = 0.0, cancel: object | None = None) -> tuple[str, list[list[int]], dict]:
+    """
+    Optimal plan search from one state; returns (status, plan, stats). plan: one list of groundings per step. The GIL is released while searching.
+    """
+
+def heuristic_value(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], mode: str = 'centralized', lmcut: bool = True, robots: Sequence[int] = []) -> int:
+    """
+    The A* heuristic's lower bound on steps to the goal (-1: provably unreachable).
+    """

@@ -1,0 +1,97 @@
+/*
+ * Exact optimal planning over the full delayed state space of a Task: breadth-first search and
+ * A* with the admissible DelayHeuristic (heuristic.h). A plan is a sequence of steps; each step
+ * is one grounding (centralized, turn-based) or one grounding or -1 per robot (simultaneous),
+ * and every step costs 1, so the plan with the fewest steps is optimal. Waiting is a step.
+ *
+ * State space: a node is the whole engine state (fact words and effect counters, including
+ * timers, the active-effect list and created objects), so delays are exact: waiting, overlapping
+ * work with cooking and pausing a timer are all just states. In centralized and simultaneous
+ * mode the current-player counter is irrelevant and cleared; in turn-based mode it is part of
+ * the state.
+ *
+ * Packed states: facts that no action or effect can change are dropped, the others are copied
+ * bit-exactly into ceil(mutable facts / 8) bytes, and the counters (few distinct values: they
+ * are non-zero only for running effects) are interned in a side table and stored as a uint32.
+ * Stored states live in one flat byte array indexed by id; a hash set of ids (open addressing)
+ * is the visited set; per-id parent, action and g give the plan by walking back.
+ *
+ * Optimality: BFS tests the goal when a state is generated and expands by layers, so the first
+ * goal found is at minimal depth. A* pops the lowest f = g + h (ties: highest g) and stops when
+ * it pops a goal; with an admissible h and re-opening of states reached by a shorter path that
+ * is optimal. States whose relaxation cannot reach the goal are pruned (no plan exists there).
+ *
+ * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
+ * (seconds) and a poll callback (for Ctrl-C), checked every few hundred expansions; when one
+ * trips the search stops and returns its status with the statistics so far.
+ *
+ * Ownership: search() reads the Task (shared, immutable) and owns everything it allocates; it is
+ * safe to run many searches on different threads at once.
+ */
+#ifndef ROBOTOUILLE_SEARCH_H_
+#define ROBOTOUILLE_SEARCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "robotouille/task.h"
+
+namespace robotouille {
+
+enum class Algorithm : int32_t { kBfs = 0, kAstar = 1 };
+enum class PlanMode : int32_t { kCentralized = 0, kTurnBased = 1, kSimultaneous = 2 };
+enum class SearchStatus : int32_t {
+  kSolved = 0,
+  kUnsolvable = 1,   // the reachable state space holds no goal
+  kStateLimit = 2,
+  kMemoryLimit = 3,
+  kTimeLimit = 4,
+  kCancelled = 5,    // the poll callback asked to stop
+};
+
+struct SearchOptions {
+  Algorithm algorithm = Algorithm::kAstar;
+  PlanMode mode = PlanMode::kCentralized;
+  bool lmcut = true;             // A*: max(LM-cut, time) rather than the time bound alone
+  std::vector<int32_t> robots;   // robot object ids in player order (turn-based, simultaneous)
+  int64_t max_states = 0;        // 0: no limit
+  int64_t max_memory_bytes = 0;  // 0: no limit
+  double time_limit = 0;         // seconds; 0: no limit
+  // Called every ~0.1 s from the searching thread; returning true cancels the search.
+  std::function<bool()> poll;
+};
+
+struct SearchStats {
+  int64_t expanded = 0;
+  int64_t generated = 0;
+  int64_t stored = 0;
+  int64_t bytes = 0;          // memory held by the search's tables at the end
+  int64_t state_bytes = 0;    // bytes of one packed state
+  int64_t pruned = 0;         // successors dropped: dead ends, exhausted creation pools
+  int32_t initial_h = 0;
+  int32_t bound = 0;          // largest f (A*) or depth (BFS) fully explored so far
+  double seconds = 0;
+};
+
+struct SearchResult {
+  SearchStatus status = SearchStatus::kUnsolvable;
+  // One entry per step: the groundings applied in that step (one, or one or -1 per robot).
+  std::vector<std::vector<int32_t>> plan;
+  SearchStats stats;
+};
+
+SearchResult search(const Task& task, const uint64_t* words, const int32_t* counters,
+                    const SearchOptions& options);
+
+// The heuristic value of one state (for tests and diagnostics); DelayHeuristic::kDeadEnd when
+// the relaxation cannot reach the goal.
+int32_t heuristic_value(const Task& task, const uint64_t* words, const int32_t* counters,
+                        const SearchOptions& options);
+
+std::string status_name(SearchStatus status);
+
+}  // namespace robotouille
+
+#endif  // ROBOTOUILLE_SEARCH_H_

@@ -1,0 +1,573 @@
+#include "robotouille/search.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "robotouille/heuristic.h"
+#include "robotouille/kernels.h"
+
+namespace robotouille {
+namespace {
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+constexpr uint16_t kDeadH = 0xFFFF;
+
+// Which facts can change: written by an action, an effect, a creation or a deletion.
+std::vector<uint8_t> mutable_facts(const Task& task) {
+  const TaskSpec& s = task.spec;
+  std::vector<uint8_t> out(static_cast<size_t>(task.num_facts), 0);
+  for (int32_t f : s.eff_fact) out[f] = 1;
+  for (int32_t f : s.delete_facts) out[f] = 1;
+  for (int32_t f : s.exists_fact) {
+    if (f >= 0) out[f] = 1;
+  }
+  for (int32_t n = 0; n < task.num_nodes; ++n) {
+    const bool creation = s.node_type[n] == static_cast<int32_t>(EffectType::kCreation);
+    for (int32_t l = s.node_fx_begin[n]; l < s.node_cond_begin[n]; ++l) {
+      if (s.lit_created_stride[l] == 0) {
+        out[s.lit_fact[l]] = 1;
+      } else if (creation) {
+        const int32_t group = s.node_create_group[n];
+        for (int32_t k = s.group_slot_begin[group]; k < s.group_slot_begin[group + 1]; ++k) {
+          const int64_t f = s.lit_fact[l] +
+                            int64_t{s.lit_created_stride[l]} * s.typepos[s.group_slots[k]];
+          if (f >= 0 && f < task.num_facts) out[f] = 1;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+uint64_t hash_bytes(const uint8_t* p, size_t n) {
+  uint64_t h = 0x243F6A8885A308D3ULL ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, p + i, 8);
+    h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, p + i, n - i);
+  h = (h ^ tail) * 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 31;
+  h *= 0x94D049BB133111EBULL;
+  return h ^ (h >> 29);
+}
+
+// Packs (words, counters) into fixed-width byte strings and back (see search.h).
+class Packer {
+ public:
+  Packer(const Task& task, const uint64_t* initial_words, bool keep_player)
+      : task_(task), keep_player_(keep_player) {
+    const std::vector<uint8_t> changes = mutable_facts(task);
+    int32_t out = 0;
+    for (int32_t f = 0; f < task.num_facts;) {
+      if (!changes[f]) {
+        ++f;
+        continue;
+      }
+      int32_t end = f;
+      while (end < task.num_facts && changes[end]) ++end;
+      runs_.push_back({f, out, end - f});
+      out += end - f;
+      f = end;
+    }
+    fact_bytes_ = (out + 7) / 8;
+    width_ = fact_bytes_ + 4;
+    scratch_.assign(static_cast<size_t>(out / 64 + 2), 0);
+    static_words_.assign(initial_words, initial_words + task.num_words);
+    for (const Run& r : runs_) {
+      for (int32_t f = r.src; f < r.src + r.len; ++f) set_bit(static_words_.data(), f, false);
+    }
+  }
+
+  size_t width() const { return static_cast<size_t>(width_); }
+
+  void pack(const uint64_t* words, const int32_t* counters, uint8_t* out) {
+    std::fill(scratch_.begin(), scratch_.end(), 0);
+    for (const Run& r : runs_) {
+      for (int32_t done = 0; done < r.len; done += 64) {
+        const int32_t len = std::min(64, r.len - done);
+        put(scratch_.data(), r.dst + done, len, get(words, r.src + done, len));
+      }
+    }
+    std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
+    const uint32_t config = intern(counters);
+    std::memcpy(out + fact_bytes_, &config, 4);
+  }
+
+  void unpack(const uint8_t* in, uint64_t* words, int32_t* counters) {
+    std::fill(scratch_.begin(), scratch_.end(), 0);
+    std::memcpy(scratch_.data(), in, static_cast<size_t>(fact_bytes_));
+    std::memcpy(words, static_words_.data(), sizeof(uint64_t) * static_words_.size());
+    for (const Run& r : runs_) {
+      for (int32_t done = 0; done < r.len; done += 64) {
+        const int32_t len = std::min(64, r.len - done);
+        put(words, r.src + done, len, get(scratch_.data(), r.dst + done, len));
+      }
+    }
+    uint32_t config;
+    std::memcpy(&config, in + fact_bytes_, 4);
+    const IntVec& key = configs_[config];
+    std::fill(counters, counters + task_.num_counters, 0);
+    size_t k = 0;
+    counters[0] = key[k++];
+    const int32_t length = key[k++];
+    counters[1] = length;
+    for (int32_t i = 0; i < length; ++i) {
+      const int32_t t = key[k++];
+      counters[2 + i] = t;
+      const int32_t first = task_.node_offset + task_.spec.template_first[t];
+      for (int32_t n = 0; n < task_.spec.template_count[t]; ++n) counters[first + n] = key[k++];
+    }
+    for (int32_t i = 0; i < task_.num_ranked; ++i) counters[task_.rank_offset + i] = key[k++];
+  }
+
+  int64_t bytes() const {
+    int64_t total = static_cast<int64_t>(configs_.size()) * 64;
+    for (const IntVec& c : configs_) total += static_cast<int64_t>(c.capacity()) * 4 * 2;
+    return total;
+  }
+
+ private:
+  struct Run {
+    int32_t src, dst, len;
+  };
+
+  static uint64_t get(const uint64_t* w, int32_t pos, int32_t len) {
+    const int32_t idx = pos >> 6, sh = pos & 63;
+    uint64_t v = w[idx] >> sh;
+    if (sh && sh + len > 64) v |= w[idx + 1] << (64 - sh);
+    return len == 64 ? v : v & ((uint64_t{1} << len) - 1);
+  }
+  static void put(uint64_t* w, int32_t pos, int32_t len, uint64_t v) {
+    const int32_t idx = pos >> 6, sh = pos & 63;
+    w[idx] |= v << sh;
+    if (sh && sh + len > 64) w[idx + 1] |= v >> (64 - sh);
+  }
+
+  // Interns the counters: player, active list, the listed templates' node words, ranks.
+  uint32_t intern(const int32_t* counters) {
+    key_.clear();
+    key_.push_back(keep_player_ ? counters[0] : 0);
+    const int32_t length = counters[1];
+    key_.push_back(length);
+    for (int32_t i = 0; i < length; ++i) {
+      const int32_t t = counters[2 + i];
+      key_.push_back(t);
+      const int32_t first = task_.node_offset + task_.spec.template_first[t];
+      key_.insert(key_.end(), counters + first, counters + first + task_.spec.template_count[t]);
+    }
+    key_.insert(key_.end(), counters + task_.rank_offset,
+                counters + task_.rank_offset + task_.num_ranked);
+    std::string bytes(reinterpret_cast<const char*>(key_.data()), key_.size() * 4);
+    auto [it, fresh] = config_ids_.emplace(std::move(bytes), static_cast<uint32_t>(configs_.size()));
+    if (fresh) configs_.push_back(key_);
+    return it->second;
+  }
+
+  const Task& task_;
+  bool keep_player_;
+  std::vector<Run> runs_;
+  int32_t fact_bytes_ = 0, width_ = 0;
+  std::vector<uint64_t> scratch_, static_words_;
+  IntVec key_;
+  std::unordered_map<std::string, uint32_t> config_ids_;
+  std::vector<IntVec> configs_;
+};
+
+// Stored states: fixed-width rows plus a hash set of row ids.
+class StateStore {
+ public:
+  explicit StateStore(size_t width) : width_(width) { slots_.assign(1 << 16, kNone); }
+
+  // Returns (id, inserted).
+  std::pair<uint32_t, bool> insert(const uint8_t* row) {
+    if ((size_ + 1) * 10 > slots_.size() * 7) grow();
+    const uint64_t mask = slots_.size() - 1;
+    for (uint64_t i = hash_bytes(row, width_) & mask;; i = (i + 1) & mask) {
+      const uint32_t id = slots_[i];
+      if (id == kNone) {
+        slots_[i] = static_cast<uint32_t>(size_);
+        data_.insert(data_.end(), row, row + width_);
+        return {static_cast<uint32_t>(size_++), true};
+      }
+      if (std::memcmp(at(id), row, width_) == 0) return {id, false};
+    }
+  }
+  const uint8_t* at(uint32_t id) const { return data_.data() + id * width_; }
+  size_t size() const { return size_; }
+  int64_t bytes() const {
+    return static_cast<int64_t>(data_.capacity() + slots_.capacity() * sizeof(uint32_t));
+  }
+
+ private:
+  void grow() {
+    std::vector<uint32_t> old(slots_.size() * 2, kNone);
+    old.swap(slots_);
+    const uint64_t mask = slots_.size() - 1;
+    for (uint32_t id : old) {
+      if (id == kNone) continue;
+      uint64_t i = hash_bytes(at(id), width_) & mask;
+      while (slots_[i] != kNone) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+
+  size_t width_;
+  size_t size_ = 0;
+  std::vector<uint8_t> data_;
+  std::vector<uint32_t> slots_;
+};
+
+template <typename T>
+int64_t capacity_bytes(const std::vector<T>& v) {
+  return static_cast<int64_t>(v.capacity() * sizeof(T));
+}
+
+class Searcher {
+ public:
+  Searcher(const Task& task, const uint64_t* words, const int32_t* counters,
+           const SearchOptions& options)
+      : task_(task),
+        options_(options),
+        packer_(task, words, options.mode == PlanMode::kTurnBased),
+        store_(packer_.width()),
+        row_(packer_.width()),
+        words_(static_cast<size_t>(task.num_words)),
+        counters_(static_cast<size_t>(task.num_counters)),
+        next_words_(static_cast<size_t>(task.num_words)),
+        next_counters_(static_cast<size_t>(task.num_counters)),
+        mask_(static_cast<size_t>(task.mask_words)),
+        start_(std::chrono::steady_clock::now()) {
+    const auto players = static_cast<int32_t>(options.robots.size());
+    if (options.mode != PlanMode::kCentralized && players == 0) {
+      throw std::invalid_argument("turn_based and simultaneous planning need the robot list");
+    }
+    for (int32_t r : options.robots) {
+      if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
+    }
+    width_ = options.mode == PlanMode::kSimultaneous ? players : 1;
+    if (options.algorithm == Algorithm::kAstar) {
+      heuristic_ = std::make_unique<DelayHeuristic>(
+          task, options.mode == PlanMode::kSimultaneous ? players : 1, options.lmcut);
+    }
+    std::copy(words, words + task.num_words, words_.begin());
+    std::copy(counters, counters + task.num_counters, counters_.begin());
+    if (options.mode != PlanMode::kTurnBased) counters_[0] = 0;
+  }
+
+  SearchResult run() {
+    SearchResult result;
+    result.stats.state_bytes = static_cast<int64_t>(packer_.width());
+    packer_.pack(words_.data(), counters_.data(), row_.data());
+    const uint32_t root = store_.insert(row_.data()).first;
+    parent_.push_back(kNone);
+    action_.push_back(-1);
+    g_.push_back(0);
+    if (goal_reached(task_, words_.data())) {
+      result.status = SearchStatus::kSolved;
+    } else if (options_.algorithm == Algorithm::kBfs) {
+      result.status = bfs(root, result);
+    } else {
+      result.status = astar(root, result);
+    }
+    stats_.stored = static_cast<int64_t>(store_.size());
+    stats_.bytes = memory();
+    stats_.seconds = elapsed();
+    result.stats = stats_;
+    result.stats.state_bytes = static_cast<int64_t>(packer_.width());
+    return result;
+  }
+
+ private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  int64_t memory() const {
+    int64_t total = store_.bytes() + packer_.bytes() + capacity_bytes(parent_) +
+                    capacity_bytes(action_) + capacity_bytes(g_) + capacity_bytes(h_) +
+                    capacity_bytes(goal_) + capacity_bytes(joint_);
+    for (const auto& by_g : open_) {
+      for (const auto& ids : by_g) total += capacity_bytes(ids);
+    }
+    return total;
+  }
+
+  // Checked between expansions; returns the status that stops the search, or kSolved for none.
+  // Whether storing one more state would exceed max_states (then the search stops).
+  bool full() {
+    full_ = full_ || (options_.max_states > 0 &&
+                      static_cast<int64_t>(store_.size()) >= options_.max_states);
+    return full_;
+  }
+
+  SearchStatus check_limits() {
+    if (full_) return SearchStatus::kStateLimit;
+    if (++since_check_ < 128) return SearchStatus::kSolved;
+    since_check_ = 0;
+    if (options_.max_memory_bytes > 0 && memory() > options_.max_memory_bytes) {
+      return SearchStatus::kMemoryLimit;
+    }
+    const double now = elapsed();
+    if (options_.time_limit > 0 && now > options_.time_limit) return SearchStatus::kTimeLimit;
+    if (options_.poll && now >= next_poll_) {
+      next_poll_ = now + 0.1;
+      if (options_.poll()) return SearchStatus::kCancelled;
+    }
+    return SearchStatus::kSolved;
+  }
+
+  // Calls visit(step_groundings, n, status) for every successor of the unpacked state, with
+  // the successor in next_words_ / next_counters_.
+  template <typename Visit>
+  void successors(Visit&& visit) {
+    const bool simultaneous = options_.mode == PlanMode::kSimultaneous;
+    int32_t player = -1;
+    if (options_.mode == PlanMode::kTurnBased) player = options_.robots[counters_[0]];
+    valid_mask(task_, words_.data(), mask_.data(), player);
+    valid_.clear();
+    for (int32_t w = 0; w < task_.mask_words; ++w) {
+      for (uint64_t bits = mask_[w]; bits; bits &= bits - 1) {
+        valid_.push_back(w * 64 + std::countr_zero(bits));
+      }
+    }
+    auto apply = [&](const int32_t* groundings, int32_t n) {
+      std::copy(words_.begin(), words_.end(), next_words_.begin());
+      std::copy(counters_.begin(), counters_.end(), next_counters_.begin());
+      applied_.assign(static_cast<size_t>(n), 0);
+      int status = step(task_, next_words_.data(), next_counters_.data(), groundings, n,
+                        applied_.data());
+      for (int32_t k = 0; k < n; ++k) {
+        // A step whose entry was no longer valid equals the step with -1 there (also visited).
+        if (groundings[k] >= 0 && !applied_[k]) return;
+      }
+      if (options_.mode != PlanMode::kTurnBased) next_counters_[0] = 0;
+      visit(groundings, n, status);
+    };
+    if (!simultaneous) {
+      for (int32_t g : valid_) apply(&g, 1);
+      return;
+    }
+    // Joint actions: per robot, no action or one of its valid groundings (unowned ones go to
+    // the first robot), applied in robot order.
+    const auto players = static_cast<int32_t>(options_.robots.size());
+    options_per_robot_.assign(static_cast<size_t>(players), IntVec{-1});
+    for (int32_t g : valid_) {
+      const int32_t owner = task_.spec.owner[g];
+      int32_t slot = 0;
+      for (int32_t r = 0; r < players; ++r) {
+        if (options_.robots[r] == owner) slot = r;
+      }
+      options_per_robot_[slot].push_back(g);
+    }
+    IntVec pick(static_cast<size_t>(players), 0), joint(static_cast<size_t>(players), -1);
+    for (;;) {
+      for (int32_t r = 0; r < players; ++r) joint[r] = options_per_robot_[r][pick[r]];
+      apply(joint.data(), players);
+      int32_t r = 0;
+      while (r < players && ++pick[r] == static_cast<int32_t>(options_per_robot_[r].size())) {
+        pick[r++] = 0;
+      }
+      if (r == players) break;
+    }
+  }
+
+  int32_t record_action(const int32_t* groundings, int32_t n) {
+    if (width_ == 1) return groundings[0];
+    const auto index = static_cast<int32_t>(joint_.size() / static_cast<size_t>(width_));
+    joint_.insert(joint_.end(), groundings, groundings + n);
+    return index;
+  }
+
+  void extract(uint32_t goal, SearchResult& result) {
+    std::vector<std::vector<int32_t>> plan;
+    for (uint32_t id = goal; parent_[id] != kNone; id = parent_[id]) {
+      const int32_t a = action_[id];
+      if (width_ == 1) {
+        plan.push_back({a});
+      } else {
+        const auto begin = joint_.begin() + static_cast<ptrdiff_t>(a) * width_;
+        plan.emplace_back(begin, begin + width_);
+      }
+    }
+    std::reverse(plan.begin(), plan.end());
+    result.plan = std::move(plan);
+  }
+
+  SearchStatus bfs(uint32_t root, SearchResult& result) {
+    (void)root;
+    for (uint32_t id = 0; id < store_.size(); ++id) {
+      const SearchStatus stop = check_limits();
+      if (stop != SearchStatus::kSolved) return stop;
+      packer_.unpack(store_.at(id), words_.data(), counters_.data());
+      stats_.bound = g_[id];
+      ++stats_.expanded;
+      uint32_t found = kNone;
+      successors([&](const int32_t* groundings, int32_t n, int status) {
+        ++stats_.generated;
+        if (found != kNone) return;
+        if (status & kStatusPoolExhausted) {
+          ++stats_.pruned;
+          return;
+        }
+        if (full()) return;
+        packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
+        const auto [child, fresh] = store_.insert(row_.data());
+        if (!fresh) return;
+        parent_.push_back(id);
+        action_.push_back(record_action(groundings, n));
+        g_.push_back(static_cast<uint16_t>(g_[id] + 1));
+        if (status & kStatusGoal) found = child;
+      });
+      if (found != kNone) {
+        extract(found, result);
+        return SearchStatus::kSolved;
+      }
+      if (full_) return SearchStatus::kStateLimit;
+    }
+    return SearchStatus::kUnsolvable;
+  }
+
+  void push_open(uint32_t id, int32_t g, int32_t f) {
+    if (static_cast<size_t>(f) >= open_.size()) open_.resize(static_cast<size_t>(f) + 1);
+    auto& by_g = open_[f];
+    if (static_cast<size_t>(g) >= by_g.size()) by_g.resize(static_cast<size_t>(g) + 1);
+    by_g[g].push_back(id);
+  }
+
+  SearchStatus astar(uint32_t root, SearchResult& result) {
+    const int32_t h0 = heuristic_->evaluate(words_.data(), counters_.data());
+    stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
+    if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
+    h_.push_back(static_cast<uint16_t>(h0));
+    goal_.push_back(0);
+    push_open(root, 0, h0);
+    for (size_t f = 0; f < open_.size(); ++f) {
+      stats_.bound = static_cast<int32_t>(f);
+      for (;;) {
+        // Highest g first within an f layer: deeper states are closer to a goal.
+        auto& by_g = open_[f];
+        while (!by_g.empty() && by_g.back().empty()) by_g.pop_back();
+        if (by_g.empty()) break;
+        const int32_t g = static_cast<int32_t>(by_g.size()) - 1;
+        const uint32_t id = by_g.back().back();
+        by_g.back().pop_back();
+        if (g_[id] != g) continue;  // re-opened with a smaller g since
+        // A successor left out at the state limit could have had a smaller f than this goal.
+        if (full_) return SearchStatus::kStateLimit;
+        if (goal_[id]) {
+          extract(id, result);
+          return SearchStatus::kSolved;
+        }
+        const SearchStatus stop = check_limits();
+        if (stop != SearchStatus::kSolved) return stop;
+        packer_.unpack(store_.at(id), words_.data(), counters_.data());
+        ++stats_.expanded;
+        const int32_t child_g = g + 1;
+        successors([&](const int32_t* groundings, int32_t n, int status) {
+          ++stats_.generated;
+          if (status & kStatusPoolExhausted) {
+            ++stats_.pruned;
+            return;
+          }
+          if (full()) return;
+          packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
+          const auto [child, fresh] = store_.insert(row_.data());
+          if (fresh) {
+            const bool goal = (status & kStatusGoal) != 0;
+            const int32_t h =
+                goal ? 0 : heuristic_->evaluate(next_words_.data(), next_counters_.data());
+            parent_.push_back(id);
+            action_.push_back(record_action(groundings, n));
+            g_.push_back(static_cast<uint16_t>(child_g));
+            goal_.push_back(goal ? 1 : 0);
+            if (h == DelayHeuristic::kDeadEnd) {
+              h_.push_back(kDeadH);
+              ++stats_.pruned;
+              return;
+            }
+            h_.push_back(static_cast<uint16_t>(std::min(h, 0xFFFE)));
+            // Pathmax: a child's f never drops below its parent's (h may be inconsistent),
+            // so it is never pushed below the layer being expanded.
+            push_open(child, child_g, std::max(child_g + h, static_cast<int32_t>(f)));
+          } else if (child_g < g_[child] && h_[child] != kDeadH) {
+            parent_[child] = id;
+            action_[child] = record_action(groundings, n);
+            g_[child] = static_cast<uint16_t>(child_g);
+            push_open(child, child_g, std::max(child_g + h_[child], static_cast<int32_t>(f)));
+          }
+        });
+      }
+    }
+    return SearchStatus::kUnsolvable;
+  }
+
+  const Task& task_;
+  const SearchOptions& options_;
+  Packer packer_;
+  StateStore store_;
+  std::vector<uint8_t> row_;
+  std::vector<uint64_t> words_;
+  std::vector<int32_t> counters_;
+  std::vector<uint64_t> next_words_;
+  std::vector<int32_t> next_counters_;
+  std::vector<uint64_t> mask_;
+  IntVec valid_;
+  std::vector<uint8_t> applied_;
+  std::vector<IntVec> options_per_robot_;
+  std::unique_ptr<DelayHeuristic> heuristic_;
+  int32_t width_ = 1;
+  std::vector<uint32_t> parent_;
+  std::vector<int32_t> action_;
+  IntVec joint_;
+  std::vector<uint16_t> g_, h_;
+  std::vector<uint8_t> goal_;
+  std::vector<std::vector<std::vector<uint32_t>>> open_;  // [f][g] -> ids
+  SearchStats stats_;
+  int32_t since_check_ = 0;
+  bool full_ = false;
+  double next_poll_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+SearchResult search(const Task& task, const uint64_t* words, const int32_t* counters,
+                    const SearchOptions& options) {
+  Searcher searcher(task, words, counters, options);
+  return searcher.run();
+}
+
+int32_t heuristic_value(const Task& task, const uint64_t* words, const int32_t* counters,
+                        const SearchOptions& options) {
+  const auto players = static_cast<int32_t>(options.robots.size());
+  DelayHeuristic h(task, options.mode == PlanMode::kSimultaneous ? std::max(1, players) : 1,
+                   options.lmcut);
+  return h.evaluate(words, counters);
+}
+
+std::string status_name(SearchStatus status) {
+  switch (status) {
+    case SearchStatus::kSolved: return "solved";
+    case SearchStatus::kUnsolvable: return "unsolvable";
+    case SearchStatus::kStateLimit: return "max_states";
+    case SearchStatus::kMemoryLimit: return "max_memory_bytes";
+    case SearchStatus::kTimeLimit: return "time_limit";
+    case SearchStatus::kCancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+}  // namespace robotouille
