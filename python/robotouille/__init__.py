@@ -5,7 +5,15 @@ from __future__ import annotations
 import sys
 
 from .env import Env, EnvState, load
-from .errors import CapacityError, InvalidActionError, RobotouilleError, SpecError
+from .errors import (
+    CapacityError,
+    InvalidActionError,
+    RobotouilleError,
+    SearchLimitError,
+    SpecError,
+    UnsolvableError,
+)
+from .planning import Plan, SearchStats, optimal_length, plan, plan_many
 
 if sys.byteorder != "little":  # fact bits are read through little-endian numpy views
     raise ImportError("robotouille supports little-endian hosts only")
@@ -17,8 +25,15 @@ __all__ = [
     "Env",
     "EnvState",
     "InvalidActionError",
+    "Plan",
     "RobotouilleError",
+    "SearchLimitError",
+    "SearchStats",
     "SpecError",
+    "UnsolvableError",
     "__version__",
     "load",
+    "optimal_length",
+    "plan",
+    "plan_many",
 ]

@@ -3,6 +3,7 @@
 Commands:
     play ENV      play an environment (a file or a bundled task name) with a policy and print
                   every observation and action; ``--policy human`` reads actions from stdin.
+    plan ENV      compute an optimal plan (A* or BFS) and print it with search statistics.
     tasks         list the bundled tasks.
 """
 
@@ -15,7 +16,8 @@ from collections.abc import Sequence
 
 from .domains import list_bundled_environments
 from .env import MODES, load
-from .errors import InvalidActionError, RobotouilleError
+from .errors import InvalidActionError, RobotouilleError, SearchLimitError
+from .planning import plan
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -55,6 +57,29 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan(args: argparse.Namespace) -> int:
+    env = load(args.env, args.domain, mode=args.mode)
+    try:
+        result = plan(
+            env,
+            args.algorithm,
+            heuristic=args.heuristic,
+            max_states=args.max_states,
+            max_memory_bytes=args.max_memory,
+            time_limit=args.time_limit,
+        )
+    except SearchLimitError as exc:
+        print(f"robotouille: search stopped at its {exc.limit} limit: {exc.stats}", file=sys.stderr)
+        return 3
+    for i, action in enumerate(result.actions, 1):
+        if isinstance(action, list):
+            action = " | ".join("(none)" if a is None else a for a in action)
+        print(f"{i:3d}. {action}")
+    print(f"\nOptimal plan: {result.length} steps ({args.algorithm}, {env.mode} mode).")
+    print(f"Search: {result.stats}.")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status."""
     parser = argparse.ArgumentParser(prog="robotouille", description=__doc__.splitlines()[0])
@@ -66,12 +91,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--policy", choices=("random", "first", "human"), default="random")
     play.add_argument("--seed", type=int, default=0, help="seed of the random policy")
     play.add_argument("--max-steps", type=int, default=50)
+    planner = sub.add_parser("plan", help="compute an optimal plan and print it")
+    planner.add_argument("env", help="environment JSON file or bundled task name")
+    planner.add_argument("--domain", default=None, help="domain JSON file (default: bundled)")
+    planner.add_argument("--mode", choices=MODES, default=None)
+    planner.add_argument("--algorithm", choices=("astar", "bfs"), default="astar")
+    planner.add_argument("--heuristic", choices=("lmcut", "time"), default="lmcut")
+    planner.add_argument("--max-states", type=int, default=None)
+    planner.add_argument("--max-memory", type=int, default=None, help="bytes")
+    planner.add_argument("--time-limit", type=float, default=None, help="seconds")
     sub.add_parser("tasks", help="list the bundled tasks")
     args = parser.parse_args(argv)
     try:
         if args.command == "tasks":
             print("\n".join(list_bundled_environments()))
             return 0
+        if args.command == "plan":
+            return _plan(args)
         return _play(args)
     except (RobotouilleError, FileNotFoundError) as exc:
         if isinstance(exc, InvalidActionError):

@@ -54,3 +54,30 @@ class CapacityError(RobotouilleError, RuntimeError):
     Raised, for example, when an effect would create more objects than the compiled object
     pool holds. The state is left unchanged.
     """
+
+
+class SearchLimitError(RobotouilleError, RuntimeError):
+    """A plan search stopped at one of its limits before finding an optimal plan.
+
+    Attributes:
+        limit: Which limit stopped it: ``"max_states"``, ``"max_memory_bytes"``,
+            ``"time_limit"`` or ``"cancelled"``.
+        stats: The search statistics at the moment it stopped (a ``SearchStats``).
+    """
+
+    def __init__(self, limit: str, stats: object) -> None:
+        self.limit = limit
+        self.stats = stats
+        super().__init__(f"plan search stopped at its {limit} limit: {stats}")
+
+
+class UnsolvableError(RobotouilleError, ValueError):
+    """No sequence of actions reaches the goal from the given state (proved by exhaustion).
+
+    Attributes:
+        stats: The search statistics (a ``SearchStats``).
+    """
+
+    def __init__(self, stats: object) -> None:
+        self.stats = stats
+        super().__init__(f"the goal cannot be reached from this state: {stats}")

@@ -1,0 +1,259 @@
+"""Exact optimal planning: :func:`plan`, :func:`optimal_length` and :func:`plan_many`.
+
+The search runs in C++ over the full engine state (facts, timers, active effects, created
+objects), so delays are exact: waiting, overlapping work with cooking and pausing a timer are
+part of the state space. ``"bfs"`` is breadth-first search; ``"astar"`` (the default) is A*
+with an admissible bound that knows about delays (the larger of an LM-cut bound on the delete
+relaxation and a critical-path time bound; see ``cpp/include/robotouille/heuristic.h``). Both
+return plans with the fewest steps. Plans start from the env's current state, so
+``optimal_length(env)`` mid-episode is the number of steps still to go.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from . import _core
+from .env import Env
+from .errors import SearchLimitError, UnsolvableError
+
+Algorithm = Literal["astar", "bfs"]
+Heuristic = Literal["lmcut", "time"]
+_ALGORITHMS = ("astar", "bfs")
+_HEURISTICS = ("lmcut", "time")
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What a search did.
+
+    Attributes:
+        expanded: States expanded.
+        generated: Successors generated (including duplicates).
+        stored: Distinct states stored.
+        bytes: Memory held by the search's tables when it ended.
+        state_bytes: Bytes of one packed state.
+        pruned: Successors dropped as dead ends (or because a creation pool ran out).
+        initial_h: The heuristic's bound at the start state (0 for BFS).
+        bound: The deepest BFS layer or largest A* f value fully explored.
+        seconds: Wall-clock time of the search.
+    """
+
+    expanded: int
+    generated: int
+    stored: int
+    bytes: int
+    state_bytes: int
+    pruned: int
+    initial_h: int
+    bound: int
+    seconds: float
+
+    def __str__(self) -> str:
+        return (
+            f"{self.expanded:,} expanded, {self.generated:,} generated, {self.stored:,} stored "
+            f"({self.state_bytes} B/state packed, {self.bytes / 2**20:.1f} MiB), "
+            f"{self.seconds:.3f} s"
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An optimal plan.
+
+    Attributes:
+        actions: One entry per step, replayable with ``env.step`` from the state the plan was
+            computed for: an action text, or in ``simultaneous`` mode a list with one action
+            text (or ``None``) per robot.
+        structured: The same steps as ``(action name, arguments)`` tuples (``None`` for no
+            action), also replayable with ``env.step``; unambiguous even where two groundings
+            share a text (possible in hand-written domains).
+        length: The number of steps (``len(actions)``), minimal.
+        algorithm: ``"astar"`` or ``"bfs"``.
+        mode: The env's mode (decision D3).
+        stats: The search statistics.
+    """
+
+    actions: list[Any]
+    structured: list[Any]
+    length: int
+    algorithm: str
+    mode: str
+    stats: SearchStats
+
+
+def _check(algorithm: str, heuristic: str, limits: dict[str, Any]) -> None:
+    if algorithm not in _ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {algorithm!r}")
+    if heuristic not in _HEURISTICS:
+        raise ValueError(f"heuristic must be one of {_HEURISTICS}, got {heuristic!r}")
+    for name, value in limits.items():
+        if value is not None and (isinstance(value, bool) or value <= 0):
+            raise ValueError(f"{name} must be positive or None, got {value!r}")
+
+
+def _run(
+    env: Env,
+    algorithm: str,
+    heuristic: str,
+    max_states: int | None,
+    max_memory_bytes: int | None,
+    time_limit: float | None,
+    cancel: Callable[[], bool] | None,
+) -> Plan:
+    core = env.task.core
+    status, steps, raw = _core.search(
+        core,
+        env._words[0],
+        env._counters[0],
+        algorithm=algorithm,
+        mode=env.mode,
+        lmcut=heuristic == "lmcut",
+        robots=list(env._robot_objects),
+        max_states=int(max_states or 0),
+        max_memory_bytes=int(max_memory_bytes or 0),
+        time_limit=float(time_limit or 0.0),
+        cancel=cancel,
+    )
+    stats = SearchStats(**raw)
+    if status == "unsolvable":
+        raise UnsolvableError(stats)
+    if status != "solved":
+        raise SearchLimitError(status, stats)
+    name = env.task.grounding_name
+    if env.mode == "simultaneous":
+        actions: list[Any] = [
+            [None if g < 0 else _core.action_text(core, g) for g in step] for step in steps
+        ]
+        structured: list[Any] = [[None if g < 0 else name(g) for g in step] for step in steps]
+    else:
+        actions = [_core.action_text(core, step[0]) for step in steps]
+        structured = [name(step[0]) for step in steps]
+    return Plan(actions, structured, len(actions), algorithm, env.mode, stats)
+
+
+def plan(
+    env: Env,
+    algorithm: Algorithm = "astar",
+    *,
+    heuristic: Heuristic = "lmcut",
+    max_states: int | None = None,
+    max_memory_bytes: int | None = None,
+    time_limit: float | None = None,
+) -> Plan:
+    """Finds an optimal plan from the env's current state, in the env's mode.
+
+    The GIL is released while searching; Ctrl-C stops the search and raises
+    ``KeyboardInterrupt``.
+
+    Args:
+        env: The environment; it is not modified.
+        algorithm: ``"astar"`` (default) or ``"bfs"``.
+        heuristic: For A*: ``"lmcut"`` (default; the stronger bound) or ``"time"`` (the
+            critical-path bound alone: cheaper per state, weaker).
+        max_states: Stop after storing this many states.
+        max_memory_bytes: Stop when the search's tables exceed this many bytes.
+        time_limit: Stop after this many seconds.
+
+    Returns:
+        The plan, with ``plan.length`` minimal.
+
+    Raises:
+        SearchLimitError: A limit stopped the search; ``err.stats`` holds the statistics.
+        UnsolvableError: The goal cannot be reached from this state.
+    """
+    limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
+    _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
+    return _run(env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None)
+
+
+def optimal_length(env: Env, algorithm: Algorithm = "astar", **limits: Any) -> int:
+    """The number of steps of an optimal plan from the env's current state.
+
+    Mid-episode this is the paper's "steps to go". Takes the same arguments as :func:`plan`.
+    """
+    return plan(env, algorithm, **limits).length
+
+
+def plan_many(
+    envs: Sequence[Env],
+    threads: int | None = None,
+    algorithm: Algorithm = "astar",
+    *,
+    heuristic: Heuristic = "lmcut",
+    max_states: int | None = None,
+    max_memory_bytes: int | None = None,
+    time_limit: float | None = None,
+    progress: bool | None = None,
+    return_exceptions: bool = False,
+) -> list[Any]:
+    """Solves many instances in parallel threads (the searches release the GIL).
+
+    Limits apply to each search separately. Ctrl-C cancels every running search and raises
+    ``KeyboardInterrupt``.
+
+    Args:
+        envs: The environments, each planned from its current state.
+        threads: Worker threads (default: the number of CPUs).
+        algorithm: As in :func:`plan`.
+        heuristic: As in :func:`plan`.
+        max_states: As in :func:`plan`, per search.
+        max_memory_bytes: As in :func:`plan`, per search.
+        time_limit: As in :func:`plan`, per search.
+        progress: Print a progress line to stderr (default: when stderr is a terminal).
+        return_exceptions: Put a failed search's exception in its slot instead of raising it
+            (after the other searches finish).
+
+    Returns:
+        The plans, in the order of ``envs``.
+    """
+    _check(
+        algorithm,
+        heuristic,
+        {"max_states": max_states, "max_memory_bytes": max_memory_bytes, "time_limit": time_limit},
+    )
+    if threads is not None and (isinstance(threads, bool) or threads < 1):
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    workers = threads or os.cpu_count() or 1
+    show = sys.stderr.isatty() if progress is None else progress
+    stop = threading.Event()
+    results: list[Any] = [None] * len(envs)
+
+    def work(i: int) -> Plan:
+        return _run(
+            envs[i], algorithm, heuristic, max_states, max_memory_bytes, time_limit, stop.is_set
+        )
+
+    done = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(work, i): i for i in range(len(envs))}
+        pending = set(futures)
+        try:
+            while pending:
+                finished, pending = concurrent.futures.wait(
+                    pending, timeout=0.2, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                for future in finished:
+                    i = futures[future]
+                    error = future.exception()
+                    if error is None:
+                        results[i] = future.result()
+                    elif return_exceptions and not isinstance(error, KeyboardInterrupt):
+                        results[i] = error
+                    else:
+                        stop.set()
+                        raise error
+                    done += 1
+                if show:
+                    end = "\n" if not pending else ""
+                    print(f"\rplanned {done}/{len(envs)}", end=end, file=sys.stderr, flush=True)
+        except BaseException:
+            stop.set()  # running searches see it within ~0.1 s
+            raise
+    return results

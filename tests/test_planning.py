@@ -1,0 +1,390 @@
+"""The optimal planner: replayable plans, BFS == A*, an independent Python BFS, known optima.
+
+Optimality is checked three ways: on the original files, against the lengths the original's
+exact search finds where it can finish (issue 3); on hundreds of random small problems
+(``robotouille.testing.strategies``), against a plain breadth-first search written here in
+Python over ``Env.get_state`` / ``Env.set_state`` (no packing, hashing, heuristic or C++ search
+code involved), in all three modes of decision D3; and BFS == A* everywhere BFS finishes. The
+heuristic is also checked to be admissible along optimal plans.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import robotouille
+from robotouille import CapacityError, InvalidActionError, SearchLimitError, UnsolvableError, _core
+from robotouille.__main__ import main
+from robotouille.testing.strategies import domains_and_environments
+
+from .conftest import SHARED
+
+EXAMPLES = SHARED / "reference" / "robotouille" / "environments" / "env_generator" / "examples"
+needs_shared = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="../shared is not available")
+
+# Optimal lengths the original's exact search finds (issue 3), unrandomized files.
+KNOWN_OPTIMA = {
+    "synchronous/0_cheese_sandwich.json": 8,
+    "synchronous/1_lettuce_sandwich.json": 14,
+    "synchronous/3_burger.json": 8,
+    "synchronous/4_cheeseburger.json": 15,
+    "asynchronous/0_cheese_chicken_sandwich.json": 21,
+    "asynchronous/5_potato_soup.json": 19,
+}
+# Small enough for BFS in a test (at most ~120k states).
+BFS_FILES = [
+    "synchronous/0_cheese_sandwich.json",
+    "synchronous/1_lettuce_sandwich.json",
+    "synchronous/2_lettuce_tomato_sandwich.json",
+    "synchronous/3_burger.json",
+    "synchronous/4_cheeseburger.json",
+    "synchronous/5_double_cheeseburger.json",
+    "asynchronous/0_cheese_chicken_sandwich.json",
+    "asynchronous/5_potato_soup.json",
+]
+
+
+def replay(env: robotouille.Env, plan: robotouille.Plan, structured: bool = False) -> None:
+    """Replays the plan with env.step: the goal holds after exactly plan.length steps."""
+    assert plan.length == len(plan.actions) == len(plan.structured)
+    for i, action in enumerate(plan.structured if structured else plan.actions):
+        assert not env.goal_reached(), f"goal already reached before step {i + 1}"
+        _, _, terminated, _, _ = env.step(action)
+        assert terminated == (i == plan.length - 1)
+    assert env.goal_reached()
+
+
+def heuristic(env: robotouille.Env, lmcut: bool = True) -> int:
+    value: int = _core.heuristic_value(
+        env.task.core,
+        env._words[0],
+        env._counters[0],
+        mode=env.mode,
+        lmcut=lmcut,
+        robots=list(env._robot_objects),
+    )
+    return value
+
+
+def python_bfs(env: robotouille.Env, max_states: int) -> int | None:
+    """Optimal length by a plain BFS over Env snapshots; None when the space holds no goal.
+
+    Raises OverflowError past max_states. Uses only the public Env API.
+    """
+    mode = env.mode
+
+    def key(state: robotouille.EnvState) -> bytes:
+        counters = state.counters.copy()
+        if mode != "turn_based":
+            counters[0] = 0  # the current player only matters in turn-based mode
+        return state.words.tobytes() + counters.tobytes()
+
+    start = env.get_state()
+    if env.goal_reached():
+        return 0
+    seen = {key(start)}
+    queue = deque([(start, 0)])
+    while queue:
+        state, depth = queue.popleft()
+        env.set_state(state)
+        if mode == "simultaneous":
+            per_robot = [[None, *env.valid_actions(r)] for r in env.robots]
+            moves: list[Any] = [list(joint) for joint in itertools.product(*per_robot)]
+        else:
+            moves = env.valid_actions()
+        for move in moves:
+            env.set_state(state)
+            try:
+                env.step(move)
+            except (CapacityError, InvalidActionError):
+                continue
+            if env.goal_reached():
+                env.set_state(start)
+                return depth + 1
+            child = env.get_state()
+            k = key(child)
+            if k not in seen:
+                seen.add(k)
+                if len(seen) > max_states:
+                    raise OverflowError
+                queue.append((child, depth + 1))
+    env.set_state(start)
+    return None
+
+
+@needs_shared
+@pytest.mark.parametrize("name", sorted(KNOWN_OPTIMA))
+def test_known_optima_of_the_original_files(name: str) -> None:
+    env = robotouille.load(EXAMPLES / name)
+    plan = robotouille.plan(env)
+    assert plan.length == KNOWN_OPTIMA[name]
+    assert robotouille.optimal_length(env) == KNOWN_OPTIMA[name]
+    replay(env, plan)
+
+
+@needs_shared
+@pytest.mark.parametrize("name", BFS_FILES)
+def test_bfs_and_astar_agree_on_the_original_files(name: str) -> None:
+    env = robotouille.load(EXAMPLES / name)
+    bfs = robotouille.plan(env, "bfs")
+    astar = robotouille.plan(env, "astar")
+    time_only = robotouille.plan(env, "astar", heuristic="time")
+    assert bfs.length == astar.length == time_only.length
+    assert astar.stats.expanded <= bfs.stats.expanded
+    assert 0 < astar.stats.initial_h <= astar.length
+    for plan in (bfs, astar, time_only):
+        env.reset()
+        replay(env, plan)
+
+
+@needs_shared
+def test_heuristic_is_admissible_along_an_optimal_plan() -> None:
+    env = robotouille.load(EXAMPLES / "asynchronous/0_cheese_chicken_sandwich.json")
+    plan = robotouille.plan(env, "bfs")
+    for i, action in enumerate(plan.actions):
+        to_go = plan.length - i
+        assert heuristic(env) <= to_go
+        assert heuristic(env, lmcut=False) <= to_go
+        assert robotouille.optimal_length(env) == to_go  # "steps to go" mid-episode
+        env.step(action)
+    assert heuristic(env) == 0
+
+
+def _base(name: str) -> str:
+    return name.rstrip("0123456789")
+
+
+@st.composite
+def solvable_problems(draw: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """A random small problem whose goal is a few facts a random walk made true.
+
+    So the goal is reachable by construction, and its optimum is at most the walk's length.
+    """
+    domain_doc, env_doc = draw(domains_and_environments())
+    mode = draw(st.sampled_from(robotouille.env.MODES))
+    try:
+        env = robotouille.load(env_doc, domain_doc, mode=mode)  # type: ignore[arg-type]
+    except robotouille.SpecError:
+        assume(False)
+    initial = set(env.true_predicates())
+    names = {name for name, _ in env.objects()}
+    for _ in range(draw(st.integers(2, 10))):
+        if mode == "simultaneous":
+            move: Any = [draw(st.sampled_from([None, *env.valid_actions(r)])) for r in env.robots]
+        else:
+            valid = env.valid_actions()
+            if not valid:
+                break
+            move = draw(st.sampled_from(valid))
+        try:
+            env.step(move)
+        except (CapacityError, InvalidActionError):
+            break
+    new = sorted(
+        fact
+        for fact in set(env.true_predicates()) - initial
+        if all(arg in names for arg in fact[fact.index("(") + 1 : -1].split(","))
+    )
+    assume(new)
+    chosen = draw(st.lists(st.sampled_from(new), min_size=1, max_size=4, unique=True))
+    ids: dict[str, int] = {}
+    goal = []
+    for fact in chosen:
+        pred, args = fact[: fact.index("(")], fact[fact.index("(") + 1 : -1].split(",")
+        goal.append(
+            {
+                "predicate": pred,
+                "args": [_base(a) for a in args],
+                "ids": [ids.setdefault(a, len(ids) + 1) for a in args],
+            }
+        )
+    return domain_doc, {**env_doc, "goal": goal}, mode
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+@given(problem=solvable_problems())
+def test_search_matches_a_plain_python_bfs_on_random_small_problems(
+    problem: tuple[dict[str, Any], dict[str, Any], str],
+) -> None:
+    domain_doc, env_doc, mode = problem
+    try:
+        env = robotouille.load(env_doc, domain_doc, mode=mode)  # type: ignore[arg-type]
+    except robotouille.SpecError:
+        return
+    try:
+        expected = python_bfs(env, max_states=3000)
+    except OverflowError:
+        expected = -1  # too big for the Python BFS: BFS and A* must still agree
+    results = {}
+    for algorithm, h in (("bfs", "lmcut"), ("astar", "lmcut"), ("astar", "time")):
+        try:
+            plan = robotouille.plan(env, algorithm, heuristic=h, max_states=200_000)  # type: ignore[arg-type]
+        except UnsolvableError:
+            results[algorithm, h] = None
+            continue
+        except SearchLimitError:
+            assert expected == -1
+            return
+        results[algorithm, h] = plan.length
+        assert heuristic(env, lmcut=h == "lmcut") <= plan.length
+        state = env.get_state()
+        replay(env, plan, structured=True)  # random domains may give two actions one text
+        env.set_state(state)
+    lengths = set(results.values())
+    assert len(lengths) == 1, results
+    if expected != -1:
+        assert lengths == {expected}, (results, expected)
+
+
+def _pred(name: str, *types: str) -> dict[str, Any]:
+    descriptors = {str(k): f"{{{k}}} {name}" for k in range(len(types))}
+    return {"name": name, "param_types": list(types), "language_descriptors": descriptors}
+
+
+def _lit(pred: str, *params: str, value: bool = True) -> dict[str, Any]:
+    return {"predicate": pred, "params": list(params), "is_true": value}
+
+
+def _knife_problem(*, with_pick: bool = True) -> robotouille.Env:
+    """Two tables; the robot faces one, the knife lies on the other.
+
+    Picking the knife starts a delayed effect ("goal": 3) that sharpens it; its result is
+    visible 3 steps after the pick (decision D2). Optimum: move, pick, then 3 steps = 5.
+    """
+    actions = [
+        {
+            "name": "move",
+            "precons": [_lit("loc", "r", "s1")],
+            "immediate_fx": [_lit("loc", "r", "s1", value=False), _lit("loc", "r", "s2")],
+            "sfx": [],
+            "language_description": "Move {r} from {s1} to {s2}",
+        },
+        {
+            "name": "wait",
+            "precons": [],
+            "immediate_fx": [],
+            "sfx": [],
+            "language_description": "Wait",
+        },
+    ]
+    if with_pick:
+        actions.append(
+            {
+                "name": "pick",
+                "precons": [_lit("loc", "r", "s"), _lit("item_at", "k", "s")],
+                "immediate_fx": [_lit("held", "k")],
+                "sfx": [
+                    {
+                        "type": "delayed",
+                        "param": "k",
+                        "fx": [_lit("sharp", "k")],
+                        "sfx": [],
+                        "goal": 3,
+                    }
+                ],
+                "language_description": "Pick {k} at {s} with {r}",
+            }
+        )
+    domain = {
+        "object_types": ["station", "player", "item"],
+        "predicate_defs": [
+            _pred("loc", "player", "station"),
+            _pred("item_at", "item", "station"),
+            _pred("item_on", "item", "station"),
+            *(_pred(p, "station") for p in ("istable", "vacant", "station_empty")),
+            _pred("isrobot", "player"),
+            _pred("nothing", "player"),
+            _pred("isknife", "item"),
+            _pred("clear", "item"),
+            _pred("held", "item"),
+            _pred("sharp", "item"),
+        ],
+        "action_defs": actions,
+    }
+    env_doc = {
+        "width": 3,
+        "height": 2,
+        "stations": [{"name": "table", "x": 0, "y": 0}, {"name": "table", "x": 2, "y": 0}],
+        "players": [{"name": "robot", "x": 0, "y": 1, "direction": [0, -1]}],
+        "items": [{"name": "knife", "x": 2, "y": 0, "stack-level": 0}],
+        "goal_description": "A sharp knife",
+        "goal": [{"predicate": "sharp", "args": ["knife"], "ids": [1]}],
+    }
+    return robotouille.load(env_doc, domain)  # type: ignore[arg-type]
+
+
+def test_tiny_hand_built_problem_has_its_known_optimum() -> None:
+    env = _knife_problem()
+    lengths = {robotouille.plan(env, a).length for a in ("bfs", "astar")}  # type: ignore[arg-type]
+    assert lengths == {python_bfs(env, 1000)} == {5}
+    assert heuristic(env, lmcut=False) == 5  # the time bound sees the whole delay
+
+
+def test_an_unreachable_goal_is_reported() -> None:
+    env = _knife_problem(with_pick=False)
+    for algorithm in ("bfs", "astar"):
+        with pytest.raises(UnsolvableError):
+            robotouille.plan(env, algorithm)  # type: ignore[arg-type]
+    assert python_bfs(env, 1000) is None
+
+
+@needs_shared
+def test_limits_stop_the_search_with_statistics() -> None:
+    env = robotouille.load(EXAMPLES / "synchronous/2_lettuce_tomato_sandwich.json")
+    for algorithm in ("astar", "bfs"):
+        with pytest.raises(SearchLimitError) as info:
+            robotouille.plan(env, algorithm, max_states=50)  # type: ignore[arg-type]
+        assert info.value.limit == "max_states"
+        assert 0 < info.value.stats.stored <= 50
+        assert info.value.stats.expanded > 0
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, "bfs", max_memory_bytes=100_000)
+    assert info.value.limit == "max_memory_bytes"
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, "bfs", time_limit=1e-6)
+    assert info.value.limit == "time_limit"
+    with pytest.raises(ValueError, match="max_states"):
+        robotouille.plan(env, max_states=0)
+    with pytest.raises(ValueError, match="algorithm"):
+        robotouille.plan(env, "dfs")  # type: ignore[arg-type]
+    # The env is untouched by searching.
+    assert env.steps == 0 and not env.goal_reached()
+
+
+def test_plan_many_matches_single_plans_and_reports_failures() -> None:
+    envs = [robotouille.load("cheese_sandwich") for _ in range(4)]
+    envs[1].step(envs[1].valid_actions()[0])  # a different start state
+    single = [robotouille.plan(e).length for e in envs]
+    many = robotouille.plan_many(envs, threads=2, progress=False)
+    assert [p.length for p in many] == single
+    mixed = robotouille.plan_many(
+        envs, threads=2, algorithm="bfs", max_states=3, progress=False, return_exceptions=True
+    )
+    assert all(isinstance(r, SearchLimitError) for r in mixed)
+    with pytest.raises(SearchLimitError):
+        robotouille.plan_many(envs, threads=2, max_states=3, progress=False)
+
+
+def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
+    assert main(["plan", "cheese_sandwich"]) == 0
+    out = capsys.readouterr().out
+    assert "Optimal plan:" in out and "expanded" in out
+    length = robotouille.optimal_length(robotouille.load("cheese_sandwich"))
+    assert f"Optimal plan: {length} steps" in out
+    assert main(["plan", "cheese_sandwich", "--algorithm", "bfs", "--max-states", "2"]) == 3
+    assert "max_states" in capsys.readouterr().err
