@@ -1,0 +1,39 @@
+"""pytest-benchmark suite for the optimal planner (issue 3).
+
+Group ``planning``: A* and BFS on original files that both solve in well under a second, with
+the optimal length checked; ``expanded_per_s`` and ``bytes_per_state`` go to ``extra_info``.
+The full per-file table (all 20 synchronous and asynchronous files) comes from
+``plan_report.py``.
+
+    python -m pytest benchmarks/bench_planning.py --benchmark-only -q -p no:cacheprovider
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import robotouille
+
+CASES = [
+    ("synchronous/2_lettuce_tomato_sandwich.json", "astar", 24),
+    ("synchronous/2_lettuce_tomato_sandwich.json", "bfs", 24),
+    ("synchronous/5_double_cheeseburger.json", "astar", 23),
+    ("asynchronous/1_lettuce_chicken_sandwich.json", "astar", 27),
+]
+
+
+@pytest.mark.benchmark(group="planning")
+@pytest.mark.parametrize(("name", "algorithm", "optimum"), CASES)
+def test_plan(
+    benchmark: Any, shared_path: Path, domain_path: Path, name: str, algorithm: str, optimum: int
+) -> None:
+    examples = shared_path / "reference" / "robotouille" / "environments" / "env_generator"
+    env = robotouille.load(examples / "examples" / name, domain_path)
+    plan = benchmark(lambda: robotouille.plan(env, algorithm))  # type: ignore[arg-type]
+    assert plan.length == optimum
+    benchmark.extra_info["expanded_per_s"] = plan.stats.expanded / max(plan.stats.seconds, 1e-9)
+    benchmark.extra_info["bytes_per_state"] = plan.stats.bytes / max(plan.stats.stored, 1)
+    benchmark.extra_info["packed_state_bytes"] = plan.stats.state_bytes

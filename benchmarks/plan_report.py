@@ -1,0 +1,69 @@
+"""Optimal-planning report (issue 3): every original synchronous and asynchronous file.
+
+Solves each unrandomized file with A* (``robotouille.plan_many``, one search per thread, each
+with a time limit) and prints a Markdown table: status, optimal length, expansions, stored
+states, packed bytes per state, seconds and expansions per second; then the totals.
+
+Usage (from the repository root)::
+
+    python benchmarks/plan_report.py [--threads 2] [--time-limit 10] [--heuristic lmcut]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import robotouille
+from robotouille import SearchLimitError
+from workloads import domain_file, reference_root
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--heuristic", choices=("lmcut", "time"), default="lmcut")
+    parser.add_argument("--datasets", default="synchronous,asynchronous")
+    args = parser.parse_args()
+    examples = reference_root() / "environments" / "env_generator" / "examples"
+    files = [
+        path
+        for dataset in args.datasets.split(",")
+        for path in sorted((examples / dataset).glob("*.json"), key=lambda p: p.name)
+    ]
+    envs = [robotouille.load(path, domain_file()) for path in files]
+    start = time.perf_counter()
+    results = robotouille.plan_many(
+        envs,
+        threads=args.threads,
+        heuristic=args.heuristic,
+        time_limit=args.time_limit,
+        return_exceptions=True,
+        progress=False,
+    )
+    wall = time.perf_counter() - start
+    print(f"A* ({args.heuristic}), {args.threads} threads, {args.time_limit:g} s per file\n")
+    print("| file | result | length | h(start) | expanded | stored | B/state | s | expanded/s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    solved = 0
+    for path, result in zip(files, results):
+        name = f"{path.parent.name}/{path.stem[:40]}"
+        if isinstance(result, robotouille.Plan):
+            stats, status, length = result.stats, "solved", str(result.length)
+            solved += 1
+        elif isinstance(result, SearchLimitError):
+            stats, status, length = result.stats, f"stopped ({result.limit})", f">= {stats.bound}"
+        else:
+            print(f"| {name} | error: {result} |")
+            continue
+        rate = stats.expanded / stats.seconds if stats.seconds else 0.0
+        print(
+            f"| {name} | {status} | {length} | {stats.initial_h} | {stats.expanded:,} | "
+            f"{stats.stored:,} | {stats.state_bytes} | {stats.seconds:.2f} | {rate:,.0f} |"
+        )
+    print(f"\n{solved}/{len(files)} solved; wall time {wall:.1f} s with {args.threads} threads.")
+
+
+if __name__ == "__main__":
+    main()
