@@ -384,6 +384,19 @@ class Searcher {
     }
   }
 
+  // Stores the successor in next_words_ / next_counters_: (id, fresh), or (kNone, false) when
+  // it is dropped (exhausted creation pool, or the state limit is reached).
+  std::pair<uint32_t, bool> store_next(int status) {
+    ++stats_.generated;
+    if (status & kStatusPoolExhausted) {
+      ++stats_.pruned;
+      return {kNone, false};
+    }
+    if (full()) return {kNone, false};
+    packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
+    return store_.insert(row_.data());
+  }
+
   int32_t record_action(const int32_t* groundings, int32_t n) {
     if (width_ == 1) return groundings[0];
     const auto index = static_cast<int32_t>(joint_.size() / static_cast<size_t>(width_));
@@ -416,15 +429,8 @@ class Searcher {
       ++stats_.expanded;
       uint32_t found = kNone;
       successors([&](const int32_t* groundings, int32_t n, int status) {
-        ++stats_.generated;
         if (found != kNone) return;
-        if (status & kStatusPoolExhausted) {
-          ++stats_.pruned;
-          return;
-        }
-        if (full()) return;
-        packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
-        const auto [child, fresh] = store_.insert(row_.data());
+        const auto [child, fresh] = store_next(status);
         if (!fresh) return;
         parent_.push_back(id);
         action_.push_back(record_action(groundings, n));
@@ -477,14 +483,8 @@ class Searcher {
         ++stats_.expanded;
         const int32_t child_g = g + 1;
         successors([&](const int32_t* groundings, int32_t n, int status) {
-          ++stats_.generated;
-          if (status & kStatusPoolExhausted) {
-            ++stats_.pruned;
-            return;
-          }
-          if (full()) return;
-          packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
-          const auto [child, fresh] = store_.insert(row_.data());
+          const auto [child, fresh] = store_next(status);
+          if (child == kNone) return;
           if (fresh) {
             const bool goal = (status & kStatusGoal) != 0;
             const int32_t h =
