@@ -257,70 +257,66 @@ Task::Task(TaskSpec s) : spec(std::move(s)) {
   build_goal_filter();
 }
 
-void Task::build_goal_filter() {
+bool Task::atom_facts_under(int32_t atom, const int32_t* assign, int64_t max_facts,
+                            IntVec& facts) const {
   const TaskSpec& s = spec;
-  constexpr size_t kMaxFacts = 256;  // atoms with more possible facts are left to the matcher
-  const size_t num_atoms = s.goal_atom_base.size();
-  atom_fact_begin.assign(1, 0);
-  atom_facts.clear();
-  atom_enumerated.assign(num_atoms, 0);
-  for (size_t a = 0; a < num_atoms; ++a) {
-    // Enumerate the atom's arguments' candidate values (constants have one).
-    std::vector<IntVec> values;
-    size_t combos = 1;
-    for (int32_t k = s.goal_atom_arg_begin[a]; k < s.goal_atom_arg_begin[a + 1]; ++k) {
-      const int32_t* arg = &s.goal_atom_args[4 * static_cast<size_t>(k)];
-      IntVec v;
-      if (arg[0]) {
-        v.assign(s.goal_candidates.begin() + s.goal_cand_begin[arg[1]],
-                 s.goal_candidates.begin() + s.goal_cand_begin[arg[1] + 1]);
-      } else {
-        v.push_back(arg[1]);
-      }
-      combos *= std::max<size_t>(1, v.size());
-      values.push_back(std::move(v));
+  facts.clear();
+  // The candidate values of each argument: a constant, an assigned variable, or a variable's
+  // candidates.
+  std::vector<IntVec> values;
+  int64_t combos = 1;
+  for (int32_t k = s.goal_atom_arg_begin[atom]; k < s.goal_atom_arg_begin[atom + 1]; ++k) {
+    const int32_t* arg = &s.goal_atom_args[4 * static_cast<size_t>(k)];
+    IntVec v;
+    if (!arg[0]) {
+      v.push_back(arg[1]);
+    } else if (assign && assign[arg[1]] >= 0) {
+      v.push_back(assign[arg[1]]);
+    } else {
+      v.assign(s.goal_candidates.begin() + s.goal_cand_begin[arg[1]],
+               s.goal_candidates.begin() + s.goal_cand_begin[arg[1] + 1]);
     }
-    IntVec facts;
-    if (combos <= kMaxFacts) {
-      atom_enumerated[a] = 1;
-      IntVec pick(values.size(), 0);
-      bool empty = false;
-      for (const IntVec& v : values) empty = empty || v.empty();
-      while (!empty) {
-        int64_t fact = s.goal_atom_base[a];
-        bool ok = true;
-        for (size_t i = 0; i < values.size() && ok; ++i) {
-          const int32_t obj = values[i][pick[i]];
-          const int32_t* arg = &s.goal_atom_args[4 * (s.goal_atom_arg_begin[a] + i)];
-          ok = obj < num_objects && s.object_type[obj] == arg[2];
-          fact += static_cast<int64_t>(arg[3]) * (ok ? s.typepos[obj] : 0);
-        }
-        if (ok) facts.push_back(static_cast<int32_t>(fact));
-        size_t i = 0;  // next combination (odometer)
-        while (i < pick.size() && ++pick[i] == static_cast<int32_t>(values[i].size())) {
-          pick[i++] = 0;
-        }
-        if (i == pick.size()) break;
-      }
-      std::sort(facts.begin(), facts.end());
-      facts.erase(std::unique(facts.begin(), facts.end()), facts.end());
+    if (v.empty()) return true;  // a variable without candidates: the atom never holds
+    combos *= static_cast<int64_t>(v.size());
+    values.push_back(std::move(v));
+  }
+  if (combos > max_facts) return false;
+  IntVec pick(values.size(), 0);
+  for (;;) {
+    int64_t fact = s.goal_atom_base[atom];
+    bool ok = true;
+    for (size_t i = 0; i < values.size() && ok; ++i) {
+      const int32_t obj = values[i][pick[i]];
+      const int32_t* arg = &s.goal_atom_args[4 * (s.goal_atom_arg_begin[atom] + i)];
+      ok = obj < num_objects && s.object_type[obj] == arg[2];
+      fact += static_cast<int64_t>(arg[3]) * (ok ? s.typepos[obj] : 0);
     }
-    atom_facts.insert(atom_facts.end(), facts.begin(), facts.end());
-    atom_fact_begin.push_back(static_cast<int32_t>(atom_facts.size()));
+    if (ok) facts.push_back(static_cast<int32_t>(fact));
+    size_t i = 0;  // next combination (odometer)
+    while (i < pick.size() && ++pick[i] == static_cast<int32_t>(values[i].size())) {
+      pick[i++] = 0;
+    }
+    if (i == pick.size()) break;
   }
-  // The filter: enumerated atoms, the most selective first.
-  IntVec atoms;
-  for (size_t a = 0; a < num_atoms; ++a) {
-    if (atom_enumerated[a]) atoms.push_back(static_cast<int32_t>(a));
+  std::sort(facts.begin(), facts.end());
+  facts.erase(std::unique(facts.begin(), facts.end()), facts.end());
+  return true;
+}
+
+void Task::build_goal_filter() {
+  constexpr int64_t kMaxFacts = 256;  // atoms with more possible facts are left to the matcher
+  std::vector<IntVec> lists;
+  IntVec facts;
+  for (size_t a = 0; a < spec.goal_atom_base.size(); ++a) {
+    if (atom_facts_under(static_cast<int32_t>(a), nullptr, kMaxFacts, facts)) {
+      lists.push_back(facts);
+    }
   }
-  auto size_of = [&](int32_t a) { return atom_fact_begin[a + 1] - atom_fact_begin[a]; };
-  std::stable_sort(atoms.begin(), atoms.end(),
-                   [&](int32_t x, int32_t y) { return size_of(x) < size_of(y); });
+  std::stable_sort(lists.begin(), lists.end(),
+                   [](const IntVec& x, const IntVec& y) { return x.size() < y.size(); });
   filter_begin.assign(1, 0);
-  filter_facts.clear();
-  for (int32_t a : atoms) {
-    filter_facts.insert(filter_facts.end(), atom_facts.begin() + atom_fact_begin[a],
-                        atom_facts.begin() + atom_fact_begin[a + 1]);
+  for (const IntVec& l : lists) {
+    filter_facts.insert(filter_facts.end(), l.begin(), l.end());
     filter_begin.push_back(static_cast<int32_t>(filter_facts.size()));
   }
 }

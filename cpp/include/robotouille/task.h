@@ -155,9 +155,12 @@ class Task {
   // map to under any assignment; the goal fails at once when one atom has none of its facts
   // true. Atoms are ordered by how few facts they have (the most selective first).
   IntVec filter_begin, filter_facts;
-  // Per goal atom (CSR over atom_facts): every fact it can map to under any assignment, for the
-  // atoms with at most 256 of them (atom_enumerated[a] = 1); empty for the others.
-  IntVec atom_fact_begin, atom_facts, atom_enumerated;
+
+  // The facts goal atom `atom` can map to, sorted, with the variables that `assign` (indexed by
+  // variable; -1 = free; may be null) fixes and the others ranging over their candidates.
+  // Returns false, leaving facts empty, when that is more than max_facts combinations.
+  bool atom_facts_under(int32_t atom, const int32_t* assign, int64_t max_facts,
+                        IntVec& facts) const;
 
  private:
   void build_index();
