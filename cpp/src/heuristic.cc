@@ -21,6 +21,20 @@ void sort_unique(IntVec& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
+
+// The state's true facts that matter, into out.
+void true_relevant(const Task& task, const uint64_t* words, const IntVec& relevant, IntVec& out) {
+  out.clear();
+  for (int32_t w = 0; w < task.num_words; ++w) {
+    uint64_t bits = words[w];
+    while (bits) {
+      const int32_t f = w * 64 + __builtin_ctzll(bits);
+      bits &= bits - 1;
+      if (relevant[f]) out.push_back(f);
+    }
+  }
+}
+
 }  // namespace
 
 DelayHeuristic::DelayHeuristic(const Task& task, int32_t parallel_actions, bool use_lmcut)
@@ -28,7 +42,7 @@ DelayHeuristic::DelayHeuristic(const Task& task, int32_t parallel_actions, bool 
   build(task);
 }
 
-void DelayHeuristic::node_adds(int32_t node, IntVec& out) const {
+void DelayHeuristic::compute_node_adds(int32_t node, IntVec& out) const {
   const TaskSpec& s = task_.spec;
   const EffectType type = type_of(s, node);
   IntVec created;
@@ -62,10 +76,8 @@ void DelayHeuristic::subtree_adds(int32_t node, int32_t base, bool stop_at_repet
   // A delayed node of duration d fires d - 1 steps after its activation step.
   const int32_t fire = type == EffectType::kDelayed ? base + std::max(0, s.node_goal[node] - 1)
                                                     : base;
-  IntVec own;
-  node_adds(node, own);
-  for (int32_t f : own) {
-    facts.push_back(f);
+  for (int32_t k = node_add_begin_[node]; k < node_add_begin_[node + 1]; ++k) {
+    facts.push_back(node_adds_[k]);
     latencies.push_back(fire);
   }
   for (int32_t k = s.node_child_begin[node]; k < s.node_child_begin[node + 1]; ++k) {
@@ -80,14 +92,18 @@ void DelayHeuristic::build(const Task& task) {
   top_ = true_ + 1;
   num_rfacts_ = top_ + 1;
   node_template_.assign(static_cast<size_t>(task.num_nodes), -1);
-  node_parent_.assign(static_cast<size_t>(task.num_nodes), -1);
   for (int32_t t = 0; t < task.num_templates; ++t) {
     for (int32_t n = s.template_first[t]; n < s.template_first[t] + s.template_count[t]; ++n) {
       node_template_[n] = t;
-      for (int32_t k = s.node_child_begin[n]; k < s.node_child_begin[n + 1]; ++k) {
-        node_parent_[s.node_children[k]] = n;
-      }
     }
+  }
+  node_add_begin_.assign(1, 0);
+  IntVec own;
+  for (int32_t n = 0; n < task.num_nodes; ++n) {
+    own.clear();
+    compute_node_adds(n, own);
+    node_adds_.insert(node_adds_.end(), own.begin(), own.end());
+    node_add_begin_.push_back(static_cast<int32_t>(node_adds_.size()));
   }
 
   // Per grounding: the o_g adds (with latencies) and its top-most repetitive nodes.
@@ -117,10 +133,8 @@ void DelayHeuristic::build(const Task& task) {
       d.rep_node = reps[0];
       // Its subtree, with latencies relative to the step at which the node fires.
       const int32_t n = reps[0];
-      IntVec own;
-      node_adds(n, own);
-      for (int32_t f : own) {
-        d.rep_adds.push_back(f);
+      for (int32_t k = node_add_begin_[n]; k < node_add_begin_[n + 1]; ++k) {
+        d.rep_adds.push_back(node_adds_[k]);
         d.rep_lats.push_back(0);
       }
       for (int32_t c = s.node_child_begin[n]; c < s.node_child_begin[n + 1]; ++c) {
@@ -271,43 +285,6 @@ void DelayHeuristic::build_goal(const Task& task) {
     product *= num_cands(v);
   }
   IntVec assign(static_cast<size_t>(num_vars), -1);
-  // Facts atom a can map to with the key variables fixed by `assign`; false if too many.
-  auto atom_facts = [&](int32_t a, IntVec& facts) {
-    std::vector<IntVec> values;
-    int64_t combos = 1;
-    for (int32_t k = s.goal_atom_arg_begin[a]; k < s.goal_atom_arg_begin[a + 1]; ++k) {
-      const int32_t* x = arg(k);
-      IntVec v;
-      if (x[0] && assign[x[1]] < 0) {
-        v.assign(s.goal_candidates.begin() + s.goal_cand_begin[x[1]],
-                 s.goal_candidates.begin() + s.goal_cand_begin[x[1] + 1]);
-      } else {
-        v.push_back(x[0] ? assign[x[1]] : x[1]);
-      }
-      combos *= static_cast<int64_t>(v.size());
-      values.push_back(std::move(v));
-    }
-    if (combos > kMaxFacts) return false;
-    facts.clear();
-    if (combos == 0) return true;
-    IntVec pick(values.size(), 0);
-    for (;;) {
-      int64_t fact = s.goal_atom_base[a];
-      bool ok = true;
-      for (size_t i = 0; i < values.size() && ok; ++i) {
-        const int32_t obj = values[i][pick[i]];
-        const int32_t* x = arg(s.goal_atom_arg_begin[a] + static_cast<int32_t>(i));
-        ok = obj < task.num_objects && s.object_type[obj] == x[2];
-        fact += static_cast<int64_t>(x[3]) * (ok ? s.typepos[obj] : 0);
-      }
-      if (ok) facts.push_back(static_cast<int32_t>(fact));
-      size_t i = 0;
-      while (i < pick.size() && ++pick[i] == static_cast<int32_t>(values[i].size())) pick[i++] = 0;
-      if (i == pick.size()) break;
-    }
-    sort_unique(facts);
-    return true;
-  };
   std::map<std::pair<int32_t, IntVec>, int32_t> instances;  // (atom, key values) -> fact
   IntVec pick(key.size(), 0), facts;
   bool any_empty = false;
@@ -330,7 +307,7 @@ void DelayHeuristic::build_goal(const Task& task) {
       }
       auto [it, fresh] = instances.emplace(std::make_pair(a, signature), -1);
       if (fresh) {
-        if (!atom_facts(a, facts)) {
+        if (!task.atom_facts_under(a, assign.data(), kMaxFacts, facts)) {
           it->second = -1;  // too many facts: relaxed away (admissible)
         } else if (facts.empty()) {
           it->second = -2;  // impossible under this assignment
@@ -363,10 +340,8 @@ void DelayHeuristic::pending_of_template(const int32_t* counters, int32_t node, 
     const int32_t progress = running ? (word & kProgressMask) : 0;
     fire = time + std::max(0, s.node_goal[node] - progress - 1);
   }
-  IntVec own;
-  node_adds(node, own);
-  for (int32_t f : own) {
-    if (relevant_[f]) pending_.push_back({f, fire});
+  for (int32_t k = node_add_begin_[node]; k < node_add_begin_[node + 1]; ++k) {
+    if (relevant_[node_adds_[k]]) pending_.push_back({node_adds_[k], fire});
   }
   // Children of a pass-through node get its updates from now on; those of a delayed node get
   // their first when it fires.
@@ -377,6 +352,7 @@ void DelayHeuristic::pending_of_template(const int32_t* counters, int32_t node, 
 }
 
 void DelayHeuristic::prepare(const uint64_t* words, const int32_t* counters) {
+  true_relevant(task_, words, relevant_, stack_);
   const TaskSpec& s = task_.spec;
   const auto num_ops = static_cast<int32_t>(op_cost_.size());
   for (int32_t o = 0; o < num_ops; ++o) {
@@ -400,7 +376,6 @@ void DelayHeuristic::prepare(const uint64_t* words, const int32_t* counters) {
   for (int32_t i = 0; i < counters[1]; ++i) {
     pending_of_template(counters, s.template_first[list[i]], true, 1);
   }
-  (void)words;
 }
 
 int32_t DelayHeuristic::hmax(bool with_times) {
@@ -415,7 +390,7 @@ int32_t DelayHeuristic::hmax(bool with_times) {
     if (static_cast<size_t>(v) >= buckets_.size()) buckets_.resize(static_cast<size_t>(v) + 1);
     buckets_[v].push_back(f);
   };
-  for (int32_t f : stack_) push(f, 0);  // the state's true facts (set by the caller)
+  for (int32_t f : stack_) push(f, 0);  // the state's true facts (set by prepare)
   push(true_, 0);
   for (const PendingFact& p : pending_) push(p.fact, with_times ? p.time : 0);
   for (size_t v = 0; v < buckets_.size(); ++v) {
@@ -442,37 +417,21 @@ int32_t DelayHeuristic::hmax(bool with_times) {
   return value_[top_];
 }
 
-namespace {
-
-// The state's true facts that matter, into out.
-void true_relevant(const Task& task, const uint64_t* words, const IntVec& relevant, IntVec& out) {
-  out.clear();
-  for (int32_t w = 0; w < task.num_words; ++w) {
-    uint64_t bits = words[w];
-    while (bits) {
-      const int32_t f = w * 64 + __builtin_ctzll(bits);
-      bits &= bits - 1;
-      if (relevant[f]) out.push_back(f);
-    }
-  }
-}
-
-}  // namespace
 
 int32_t DelayHeuristic::time_bound(const uint64_t* words, const int32_t* counters) {
   prepare(words, counters);
-  true_relevant(task_, words, relevant_, stack_);
   return hmax(true);
 }
 
 int32_t DelayHeuristic::lmcut(const uint64_t* words, const int32_t* counters) {
   prepare(words, counters);
-  true_relevant(task_, words, relevant_, stack_);
-  const IntVec initial = stack_;
+  return lmcut_prepared();
+}
+
+int32_t DelayHeuristic::lmcut_prepared() {
   IntVec work, cut;
   int64_t total = 0;
   for (;;) {
-    stack_ = initial;
     const int32_t goal = hmax(false);
     if (goal == kInf) return kDeadEnd;
     if (goal == 0) break;
@@ -500,7 +459,7 @@ int32_t DelayHeuristic::lmcut(const uint64_t* words, const int32_t* counters) {
         work.push_back(f);
       }
     };
-    for (int32_t f : initial) reach(f);
+    for (int32_t f : stack_) reach(f);
     reach(true_);
     for (const PendingFact& p : pending_) reach(p.fact);
     cut.clear();
@@ -531,10 +490,10 @@ int32_t DelayHeuristic::lmcut(const uint64_t* words, const int32_t* counters) {
 }
 
 int32_t DelayHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
-  const int32_t time = time_bound(words, counters);
+  prepare(words, counters);  // once for both bounds: the time bound first (LM-cut uses up costs)
+  const int32_t time = hmax(true);
   if (time == kInf || !use_lmcut_) return time;
-  const int32_t cost = lmcut(words, counters);
-  return std::max(time, cost);
+  return std::max(time, lmcut_prepared());
 }
 
 }  // namespace robotouille

@@ -62,8 +62,6 @@ class DelayHeuristic {
   int32_t lmcut(const uint64_t* words, const int32_t* counters);
   int32_t time_bound(const uint64_t* words, const int32_t* counters);
 
-  int32_t num_operators() const { return static_cast<int32_t>(op_cost_.size()); }
-
  private:
   struct PendingFact {
     int32_t fact;
@@ -73,13 +71,16 @@ class DelayHeuristic {
   void build_goal(const Task& task);
   void add_op(const IntVec& pre, const IntVec& adds, const IntVec& lats, int32_t cost,
               int32_t rep_node);
-  // Adds of node `n`'s own literals (relaxed), into out.
-  void node_adds(int32_t node, IntVec& out) const;
+  // Adds of node `n`'s own literals (relaxed), into out (cached in node_adds_).
+  void compute_node_adds(int32_t node, IntVec& out) const;
   // Collects (fact, latency) of the subtree of `node` (latency of its activation = base).
   void subtree_adds(int32_t node, int32_t base, bool stop_at_repetitive, IntVec& facts,
                     IntVec& latencies, IntVec* repetitive) const;
-  // Sets per-state op costs, latencies and the facts that are (or will be) true for free.
+  // Sets per-state op costs, latencies, the state's relevant true facts (stack_) and the facts
+  // that will be true for free (pending_). The time bound only reads it; LM-cut then uses up
+  // the costs, so it runs last.
   void prepare(const uint64_t* words, const int32_t* counters);
+  int32_t lmcut_prepared();
   void pending_of_template(const int32_t* counters, int32_t node, bool running, int32_t time);
   // h_max over current costs from the prepared state; fills supporter_. Returns goal value.
   int32_t hmax(bool with_times);
@@ -96,7 +97,7 @@ class DelayHeuristic {
   IntVec pre_of_begin_, pre_of_;  // fact -> operators with it as a precondition
   IntVec add_of_begin_, add_of_;  // fact -> operators adding it
   IntVec node_template_;          // node -> its template
-  IntVec node_parent_;            // node -> parent node or -1
+  IntVec node_add_begin_, node_adds_;  // node -> its own literals' relaxed adds (CSR)
   IntVec relevant_;               // fact -> 1 if it can matter for the goal
   std::vector<std::pair<int32_t, int32_t>> atom_links_;  // (task fact, atom instance)
   std::vector<IntVec> goal_sets_;  // per key assignment: the atom instances TOP needs
