@@ -170,10 +170,14 @@ class Packer {
     }
     key_.insert(key_.end(), counters + task_.rank_offset,
                 counters + task_.rank_offset + task_.num_ranked);
-    std::string bytes(reinterpret_cast<const char*>(key_.data()), key_.size() * 4);
-    auto [it, fresh] = config_ids_.emplace(std::move(bytes), static_cast<uint32_t>(configs_.size()));
-    if (fresh) configs_.push_back(key_);
-    return it->second;
+    // Reuses one buffer: a string is allocated only for a configuration seen the first time.
+    key_bytes_.assign(reinterpret_cast<const char*>(key_.data()), key_.size() * 4);
+    const auto found = config_ids_.find(key_bytes_);
+    if (found != config_ids_.end()) return found->second;
+    const auto id = static_cast<uint32_t>(configs_.size());
+    config_ids_.emplace(key_bytes_, id);
+    configs_.push_back(key_);
+    return id;
   }
 
   const Task& task_;
@@ -182,6 +186,7 @@ class Packer {
   int32_t fact_bytes_ = 0, width_ = 0;
   std::vector<uint64_t> scratch_, static_words_;
   IntVec key_;
+  std::string key_bytes_;
   std::unordered_map<std::string, uint32_t> config_ids_;
   std::vector<IntVec> configs_;
 };
@@ -278,7 +283,7 @@ class Searcher {
     if (goal_reached(task_, words_.data())) {
       result.status = SearchStatus::kSolved;
     } else if (options_.algorithm == Algorithm::kBfs) {
-      result.status = bfs(root, result);
+      result.status = bfs(result);
     } else {
       result.status = astar(root, result);
     }
@@ -419,8 +424,7 @@ class Searcher {
     result.plan = std::move(plan);
   }
 
-  SearchStatus bfs(uint32_t root, SearchResult& result) {
-    (void)root;
+  SearchStatus bfs(SearchResult& result) {
     for (uint32_t id = 0; id < store_.size(); ++id) {
       const SearchStatus stop = check_limits();
       if (stop != SearchStatus::kSolved) return stop;
