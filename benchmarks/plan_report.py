@@ -53,7 +53,11 @@ def main() -> None:
             stats, status, length = result.stats, "solved", str(result.length)
             solved += 1
         elif isinstance(result, SearchLimitError):
-            stats, status, length = result.stats, f"stopped ({result.limit})", f">= {stats.bound}"
+            stats, status, length = (
+                result.stats,
+                f"stopped ({result.limit})",
+                f">= {result.stats.bound}",
+            )
         else:
             print(f"| {name} | error: {result} |")
             continue
