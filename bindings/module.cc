@@ -4,12 +4,15 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -20,6 +23,7 @@
 #include "robotouille/heuristic.h"
 #include "robotouille/search.h"
 #include "robotouille/task.h"
+#include "robotouille/vector_env.h"
 
 namespace nb = nanobind;
 using robotouille::Task;
@@ -184,6 +188,100 @@ robotouille::SearchOptions search_options(const std::string& algorithm, const st
   return o;
 }
 
+// The bound vector environment: the core VectorEnv plus references that keep the Tasks and the
+// caller's numpy buffers alive for as long as it writes into them.
+struct BoundVectorEnv {
+  std::vector<nb::object> keep_alive;
+  std::unique_ptr<robotouille::VectorEnv> env;
+};
+
+template <typename T>
+T* buffer(std::vector<nb::object>& keep, const nb::kwargs& kw, const char* key, size_t rows,
+          int64_t cols) {
+  if (!kw.contains(key)) throw std::invalid_argument(std::string("missing buffer ") + key);
+  nb::object obj = kw[key];
+  auto arr = nb::cast<nb::ndarray<T, nb::c_contig, nb::device::cpu>>(obj, false);
+  const bool shape_ok = cols < 0 ? (arr.ndim() == 1 && arr.shape(0) == rows)
+                                 : (arr.ndim() == 2 && arr.shape(0) == rows &&
+                                    arr.shape(1) == static_cast<size_t>(cols));
+  if (!shape_ok) {
+    throw std::invalid_argument(std::string(key) + " should have shape (" + std::to_string(rows) +
+                                (cols < 0 ? "," : ", " + std::to_string(cols)) + ")");
+  }
+  keep.push_back(obj);
+  return arr.data();
+}
+
+template <typename T>
+std::vector<T> row_copy(const nb::handle& h) {
+  auto arr = nb::cast<nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>>(h, false);
+  return std::vector<T>(arr.data(), arr.data() + arr.shape(0));
+}
+
+BoundVectorEnv* make_vector_env(const nb::list& instances, int32_t num_obs_columns,
+                                int32_t num_action_columns, const std::string& mode,
+                                double goal_reward, const std::string& invalid_action,
+                                int32_t threads, const nb::kwargs& kw) {
+  auto bound = std::make_unique<BoundVectorEnv>();
+  std::vector<robotouille::VecInstance> list;
+  int64_t words_stride = 0, counters_stride = 0;
+  for (nb::handle h : instances) {
+    auto t = nb::cast<nb::tuple>(h);
+    if (t.size() != 9) throw std::invalid_argument("an instance is a 9-tuple");
+    robotouille::VecInstance in;
+    in.task = nb::cast<const Task*>(t[0]);
+    in.initial_words = row_copy<uint64_t>(t[1]);
+    in.initial_counters = row_copy<int32_t>(t[2]);
+    in.fact_column = row_copy<int32_t>(t[3]);
+    in.column_grounding = row_copy<int32_t>(t[4]);
+    in.robots = row_copy<int32_t>(t[5]);
+    in.task_column = nb::cast<int32_t>(t[6]);
+    in.player_column = nb::cast<int32_t>(t[7]);
+    in.max_steps = nb::cast<int32_t>(t[8]);
+    words_stride = std::max<int64_t>(words_stride, in.task->num_words);
+    counters_stride = std::max<int64_t>(counters_stride, in.task->num_counters);
+    bound->keep_alive.push_back(nb::borrow(t[0]));
+    list.push_back(std::move(in));
+  }
+  robotouille::VecConfig config;
+  config.num_obs_columns = num_obs_columns;
+  config.num_action_columns = num_action_columns;
+  if (mode != "centralized" && mode != "turn_based") {
+    throw std::invalid_argument("a vector environment runs in centralized or turn_based mode");
+  }
+  config.turn_based = mode == "turn_based";
+  config.goal_reward = goal_reward;
+  if (invalid_action == "raise") {
+    config.invalid_action = robotouille::InvalidAction::kRaise;
+  } else if (invalid_action == "ignore") {
+    config.invalid_action = robotouille::InvalidAction::kIgnore;
+  } else {
+    throw std::invalid_argument("invalid_action must be 'raise' or 'ignore'");
+  }
+  config.threads = threads;
+  robotouille::VecBuffers b;
+  auto& keep = bound->keep_alive;
+  if (!kw.contains("reward")) throw std::invalid_argument("missing buffer reward");
+  const auto rows = nb::cast<nb::ndarray<>>(kw["reward"]).shape(0);
+  b.num_envs = static_cast<int64_t>(rows);
+  b.words_stride = words_stride;
+  b.counters_stride = counters_stride;
+  b.words = buffer<uint64_t>(keep, kw, "words", rows, words_stride);
+  b.counters = buffer<int32_t>(keep, kw, "counters", rows, counters_stride);
+  b.observation = buffer<uint8_t>(keep, kw, "observation", rows, num_obs_columns);
+  b.action_mask = reinterpret_cast<uint8_t*>(
+      buffer<bool>(keep, kw, "action_mask", rows, num_action_columns));
+  b.reward = buffer<double>(keep, kw, "reward", rows, -1);
+  b.terminated = reinterpret_cast<uint8_t*>(buffer<bool>(keep, kw, "terminated", rows, -1));
+  b.truncated = reinterpret_cast<uint8_t*>(buffer<bool>(keep, kw, "truncated", rows, -1));
+  b.invalid = reinterpret_cast<uint8_t*>(buffer<bool>(keep, kw, "invalid", rows, -1));
+  b.instance = buffer<int32_t>(keep, kw, "instance", rows, -1);
+  b.home = buffer<int32_t>(keep, kw, "home", rows, -1);
+  b.steps = buffer<int32_t>(keep, kw, "steps", rows, -1);
+  bound->env = std::make_unique<robotouille::VectorEnv>(std::move(list), config, b);
+  return bound.release();
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -202,6 +300,62 @@ NB_MODULE(_core, m) {
       .def_ro("num_nodes", &Task::num_nodes)
       .def_ro("num_counters", &Task::num_counters)
       .def_ro("mask_words", &Task::mask_words);
+
+  nb::class_<BoundVectorEnv>(m, "VectorEnv")
+      .def("__init__",
+           [](BoundVectorEnv* self, const nb::list& instances, int32_t num_obs_columns,
+              int32_t num_action_columns, const std::string& mode, double goal_reward,
+              const std::string& invalid_action, int32_t threads, const nb::kwargs& kw) {
+             std::unique_ptr<BoundVectorEnv> made(
+                 make_vector_env(instances, num_obs_columns, num_action_columns, mode,
+                                 goal_reward, invalid_action, threads, kw));
+             new (self) BoundVectorEnv(std::move(*made));
+           },
+           nb::arg("instances"), nb::arg("num_obs_columns"), nb::arg("num_action_columns"),
+           nb::arg("mode"), nb::arg("goal_reward"), nb::arg("invalid_action"),
+           nb::arg("threads"), nb::arg("kwargs"),
+           "instances: list of (task, initial_words, initial_counters, fact_column, "
+           "column_grounding, robots, task_column, player_column, max_steps); buffers by "
+           "keyword: words, counters, observation, action_mask, reward, terminated, truncated, "
+           "invalid, instance, home, steps (one row per environment).")
+      .def_prop_ro("threads", [](const BoundVectorEnv& v) { return v.env->threads(); })
+      .def(
+          "reset",
+          [](BoundVectorEnv& v, std::optional<Array<const uint64_t, nb::shape<-1>>> seeds) {
+            if (seeds && seeds->shape(0) != static_cast<size_t>(v.env->num_envs())) {
+              throw std::invalid_argument("seeds should have one entry per environment");
+            }
+            const uint64_t* data = seeds ? seeds->data() : nullptr;
+            nb::gil_scoped_release release;
+            v.env->reset(data);
+          },
+          nb::arg("seeds").noconvert().none(),
+          "Seeds each environment's stream (None: keep them) and resets every environment.")
+      .def(
+          "step",
+          [](BoundVectorEnv& v, Array<const int32_t, nb::shape<-1>> actions) {
+            if (actions.shape(0) != static_cast<size_t>(v.env->num_envs())) {
+              throw std::invalid_argument("actions should have shape (num_envs=" +
+                                          std::to_string(v.env->num_envs()) + ",)");
+            }
+            nb::gil_scoped_release release;
+            v.env->step(actions.data());
+          },
+          nb::arg("actions").noconvert(), "One step per environment (actions: int32 columns).")
+      .def(
+          "step_random",
+          [](BoundVectorEnv& v) {
+            nb::gil_scoped_release release;
+            v.env->step_random();
+          },
+          "One step per environment with a uniformly random valid action.")
+      .def(
+          "refresh",
+          [](BoundVectorEnv& v) {
+            nb::gil_scoped_release release;
+            v.env->refresh();
+          },
+          "Recomputes observations, masks and caches from words and counters.");
 
   m.def(
       "step",

@@ -40,6 +40,29 @@ class Task:
     @property
     def mask_words(self) -> int: ...
 
+class VectorEnv:
+    def __init__(self, instances: list, num_obs_columns: int, num_action_columns: int, mode: str, goal_reward: float, invalid_action: str, threads: int, **kwargs) -> None:
+        """
+        instances: list of (task, initial_words, initial_counters, fact_column, column_grounding, robots, task_column, player_column, max_steps); buffers by keyword: words, counters, observation, action_mask, reward, terminated, truncated, invalid, instance, home, steps (one row per environment).
+        """
+
+    @property
+    def threads(self) -> int: ...
+
+    def reset(self, seeds: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)] | None) -> None:
+        """
+        Seeds each environment's stream (None: keep them) and resets every environment.
+        """
+
+    def step(self, actions: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> None:
+        """One step per environment (actions: int32 columns)."""
+
+    def step_random(self) -> None:
+        """One step per environment with a uniformly random valid action."""
+
+    def refresh(self) -> None:
+        """Recomputes observations, masks and caches from words and counters."""
+
 def step(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu')], counters: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu')], actions: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu', writable=False)], applied: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], status: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu')]) -> None:
     """
     Steps each state of a batch in place: words (B, W) uint64, counters (B, C) int32, actions (B, K) int32 grounding ids (-1 = none); writes applied (B, K) uint8 and status (B,) int32 bits (STATUS_GOAL, STATUS_POOL_EXHAUSTED).
