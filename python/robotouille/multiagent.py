@@ -40,8 +40,6 @@ class _Robots:
         self, env: PathLike | dict[str, Any], domain_file: PathLike | None, mode: str, **kw: Any
     ) -> None:
         self.env: Env = load(env, domain_file, mode=mode, **kw)  # type: ignore[arg-type]
-        if not self.env.robots:
-            raise ValueError("the environment has no robots")
         self.layout = Layout([self.env.task])
         self.groundings = self.layout.column_groundings(0)
         observation = spaces.Dict(
