@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from pathlib import Path
 
 import numpy as np
 
 import robotouille
+import robotouille.rl
 from robotouille import _core
 from robotouille.compile import CompiledTask, compile_task
 from robotouille.domain import Domain, load_domain
@@ -148,3 +150,58 @@ def cold_load(domain_path: Path, path: Path) -> robotouille.Env:
     """Everything from the two files to a ready :class:`robotouille.Env`, nothing cached."""
     domain = load_domain(domain_path)
     return robotouille.Env(compile_task(domain, load_problem(path, domain)))
+
+
+# -- batched engine (robotouille.make_vec) ---------------------------------------------------
+
+VECTOR_TARGET_STEPS_PER_S = 1_000_000.0
+"""Target batched throughput on sync/9 at B = 4096 with 2 threads (issue, performance)."""
+
+OVERHEAD_TARGET_US = 20.0
+"""Target Python overhead per batched call, in microseconds."""
+
+
+def vector_env(path: Path, num_envs: int, threads: int) -> robotouille.rl.RobotouilleVectorEnv:
+    """A batched env over one original file, reset with a fixed seed.
+
+    ``max_steps`` = 200 truncates episodes, as an RL setup would (a random policy almost never
+    reaches the goal of the large files).
+    """
+    venv = robotouille.make_vec(
+        path, num_envs, num_threads=threads, domain_file=domain_file(), max_steps=200
+    )
+    venv.reset(seed=0)
+    return venv
+
+
+def vector_rollout(venv: robotouille.rl.RobotouilleVectorEnv, calls: int) -> int:
+    """``calls`` batched steps with random valid actions drawn from the masks in C++.
+
+    Every call writes all outputs: observations, action masks, rewards, flags (autoreset
+    included).
+
+    Returns:
+        The number of environment steps taken.
+    """
+    for _ in range(calls):
+        venv.step_random()
+    return calls * venv.num_envs
+
+
+def step_call_seconds(venv: robotouille.rl.RobotouilleVectorEnv, calls: int) -> tuple[float, float]:
+    """Seconds per ``venv.step(actions)`` call and per bare ``_core`` step call, same actions.
+
+    The action -1 is never valid, so (with the default ``invalid_action="ignore"``) both calls
+    do the least engine work; the difference is the Python wrapper's overhead per call.
+    """
+    actions = np.full(venv.num_envs, -1, np.int32)
+    core = venv.batch._core
+    start = time.perf_counter()
+    for _ in range(calls):
+        venv.step(actions)
+    wrapped = (time.perf_counter() - start) / calls
+    start = time.perf_counter()
+    for _ in range(calls):
+        core.step(actions)
+    bare = (time.perf_counter() - start) / calls
+    return wrapped, bare
