@@ -7,12 +7,14 @@ import sys
 from .env import Env, EnvState, load
 from .errors import (
     CapacityError,
+    GenerationError,
     InvalidActionError,
     RobotouilleError,
     SearchLimitError,
     SpecError,
     UnsolvableError,
 )
+from .generate import GeneratedEnvironment
 from .planning import Plan, SearchStats, optimal_length, plan, plan_many
 
 if sys.byteorder != "little":  # fact bits are read through little-endian numpy views
@@ -24,6 +26,8 @@ __all__ = [
     "CapacityError",
     "Env",
     "EnvState",
+    "GeneratedEnvironment",
+    "GenerationError",
     "InvalidActionError",
     "Plan",
     "RobotouilleError",
