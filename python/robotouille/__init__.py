@@ -7,12 +7,14 @@ import sys
 from .env import Env, EnvState, load
 from .errors import (
     CapacityError,
+    GenerationError,
     InvalidActionError,
     RobotouilleError,
     SearchLimitError,
     SpecError,
     UnsolvableError,
 )
+from .generate import GeneratedEnvironment
 from .planning import Plan, SearchStats, optimal_length, plan, plan_many
 
 try:  # the reinforcement-learning interfaces need the optional gymnasium package
@@ -44,6 +46,8 @@ __all__ = [
     "CapacityError",
     "Env",
     "EnvState",
+    "GeneratedEnvironment",
+    "GenerationError",
     "InvalidActionError",
     "Plan",
     "RobotouilleError",

@@ -4,12 +4,16 @@ Commands:
     play ENV      play an environment (a file or a bundled task name) with a policy and print
                   every observation and action; ``--policy human`` reads actions from stdin.
     plan ENV      compute an optimal plan (A* or BFS) and print it with search statistics.
+    generate ENV_FILE --seed S --out FILE
+                  procedurally generate the original's instance for a file and a seed, write
+                  it as JSON and print the effective seed.
     tasks         list the bundled tasks.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from collections.abc import Sequence
@@ -17,6 +21,7 @@ from collections.abc import Sequence
 from .domains import list_bundled_environments
 from .env import MODES, load
 from .errors import InvalidActionError, RobotouilleError, SearchLimitError
+from .generate import DEFAULT_MAX_ATTEMPTS, generate
 from .planning import plan
 
 
@@ -80,6 +85,37 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _generate(args: argparse.Namespace) -> int:
+    result = generate(
+        args.env_file,
+        args.seed,
+        keep_all_robots=args.keep_all_robots,
+        move_meals_with_containers=args.move_meals_with_containers,
+        max_attempts=args.max_attempts,
+    )
+    if not args.no_check:
+        result.load(args.domain)  # the instance must load; errors name the source file
+    text = json.dumps(result.environment, indent=4) + "\n"
+    try:
+        with open(args.out, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        print(f"robotouille: error: cannot write {args.out}: {reason}", file=sys.stderr)
+        return 2
+    for attempt in result.attempts[:-1]:
+        print(f"robotouille: seed {attempt.seed} failed ({attempt.error})", file=sys.stderr)
+    print(result.effective_seed)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status."""
     parser = argparse.ArgumentParser(prog="robotouille", description=__doc__.splitlines()[0])
@@ -100,6 +136,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     planner.add_argument("--max-states", type=int, default=None)
     planner.add_argument("--max-memory", type=int, default=None, help="bytes")
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")
+    gen = sub.add_parser(
+        "generate",
+        help="generate the original's instance for an environment file and a seed",
+        description="Procedurally generates the instance the original builds for ENV_FILE and "
+        "the seed, writes it to --out as JSON and prints the effective seed (the original "
+        "retries with seed + 1 after a failed attempt).",
+    )
+    gen.add_argument("env_file", help="environment JSON file")
+    gen.add_argument("--seed", type=int, required=True, help="the requested seed")
+    gen.add_argument("--out", required=True, help="file to write the generated JSON to")
+    gen.add_argument(
+        "--keep-all-robots",
+        action="store_true",
+        help="extension: keep every robot of a multi-robot file (the original keeps the first)",
+    )
+    gen.add_argument(
+        "--move-meals-with-containers",
+        action="store_true",
+        help="extension: meals in a container move with it (the original leaves them)",
+    )
+    gen.add_argument(
+        "--max-attempts",
+        type=_positive_int,
+        default=DEFAULT_MAX_ATTEMPTS,
+        help=f"seeds to try before giving up (default {DEFAULT_MAX_ATTEMPTS})",
+    )
+    gen.add_argument(
+        "--domain", default=None, help="domain JSON file to check the instance against"
+    )
+    gen.add_argument("--no-check", action="store_true", help="skip loading the instance")
     sub.add_parser("tasks", help="list the bundled tasks")
     args = parser.parse_args(argv)
     try:
@@ -108,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "plan":
             return _plan(args)
+        if args.command == "generate":
+            return _generate(args)
         return _play(args)
     except (RobotouilleError, FileNotFoundError) as exc:
         if isinstance(exc, InvalidActionError):

@@ -7,6 +7,9 @@ matching builtin (``ValueError``, ``RuntimeError``) so generic handlers keep wor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 
 class RobotouilleError(Exception):
     """Base class of every error raised by robotouille."""
@@ -30,6 +33,23 @@ class SpecError(RobotouilleError, ValueError):
         self.problem = problem
         where = f"{source}: {path}" if path else source
         super().__init__(f"{where}: {problem}")
+
+
+class GenerationError(RobotouilleError, RuntimeError):
+    """Procedural generation gave no instance within its allowed attempts.
+
+    The original retries with the next seed after every failed attempt, without limit;
+    :func:`robotouille.generate.generate` stops after ``max_attempts``.
+
+    Attributes:
+        source: The environment file (or ``<environment dict>``).
+        attempts: The failed attempts in order (:class:`robotouille.generate.Attempt`).
+    """
+
+    def __init__(self, source: str, message: str, attempts: Iterable[Any] = ()) -> None:
+        self.source = source
+        self.attempts = tuple(attempts)
+        super().__init__(f"{source}: {message}")
 
 
 class InvalidActionError(RobotouilleError, ValueError):
