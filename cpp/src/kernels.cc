@@ -338,6 +338,32 @@ int step(const Task& task, uint64_t* words, int32_t* counters, const int32_t* gr
   return status;
 }
 
+uint64_t splitmix64(uint64_t& state) {
+  state += 0x9e3779b97f4a7c15ULL;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+int32_t random_set_bit(const uint64_t* mask, int32_t words, uint64_t& rng) {
+  int32_t count = 0;
+  for (int32_t w = 0; w < words; ++w) count += std::popcount(mask[w]);
+  const uint64_t z = splitmix64(rng);
+  if (count == 0) return -1;
+  auto pick = static_cast<int32_t>(z % static_cast<uint64_t>(count));
+  for (int32_t w = 0;; ++w) {
+    uint64_t bits = mask[w];
+    const int32_t n = std::popcount(bits);
+    if (pick >= n) {
+      pick -= n;
+      continue;
+    }
+    for (; pick > 0; --pick) bits &= bits - 1;
+    return w * 64 + std::countr_zero(bits);
+  }
+}
+
 int64_t random_rollout(const Task& task, uint64_t* words, int32_t* counters, int64_t steps,
                        uint64_t seed, const uint64_t* reset_words, const int32_t* reset_counters) {
   std::vector<uint64_t> mask(static_cast<size_t>(task.mask_words));
@@ -345,26 +371,7 @@ int64_t random_rollout(const Task& task, uint64_t* words, int32_t* counters, int
   int64_t goals = 0;
   for (int64_t i = 0; i < steps; ++i) {
     valid_mask(task, words, mask.data());
-    int32_t count = 0;
-    for (uint64_t m : mask) count += std::popcount(m);
-    // splitmix64; the modulo bias is irrelevant for a benchmark policy.
-    rng += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = rng;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    int32_t pick = count ? static_cast<int32_t>(z % static_cast<uint64_t>(count)) : 0;
-    int32_t g = -1;
-    for (int32_t w = 0; w < task.mask_words && g < 0; ++w) {
-      uint64_t bits = mask[w];
-      const int32_t n = std::popcount(bits);
-      if (pick >= n) {
-        pick -= n;
-        continue;
-      }
-      for (; pick > 0; --pick) bits &= bits - 1;
-      g = w * 64 + std::countr_zero(bits);
-    }
+    int32_t g = random_set_bit(mask.data(), task.mask_words, rng);
     const int status = step(task, words, counters, &g, 1, nullptr);
     if (status & (kStatusGoal | kStatusPoolExhausted)) {
       goals += (status & kStatusGoal) ? 1 : 0;

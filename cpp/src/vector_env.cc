@@ -19,15 +19,6 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
 }
 
-// splitmix64: a small, well-mixed stream; one 64-bit state per environment.
-uint64_t splitmix64(uint64_t& state) {
-  state += 0x9e3779b97f4a7c15ULL;
-  uint64_t z = state;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 }  // namespace
 
 VectorEnv::VectorEnv(std::vector<VecInstance> instances, VecConfig config, VecBuffers buffers)
@@ -92,8 +83,6 @@ int32_t VectorEnv::player_of(int64_t b) const {
   return in.robots[static_cast<size_t>(buffers_.counters[b * buffers_.counters_stride])];
 }
 
-uint64_t VectorEnv::next_random(int64_t b) { return splitmix64(rng_[static_cast<size_t>(b)]); }
-
 void VectorEnv::write_outputs(int64_t b) {
   const auto i = static_cast<size_t>(buffers_.instance[b]);
   const VecInstance& in = instances_[i];
@@ -128,7 +117,8 @@ void VectorEnv::write_outputs(int64_t b) {
 void VectorEnv::reset_env(int64_t b) {
   const int32_t home = buffers_.home[b];
   const auto n = static_cast<uint64_t>(instances_.size());
-  const auto i = home >= 0 ? static_cast<size_t>(home) : static_cast<size_t>(next_random(b) % n);
+  const auto i = home >= 0 ? static_cast<size_t>(home)
+                           : static_cast<size_t>(splitmix64(rng_[static_cast<size_t>(b)]) % n);
   const VecInstance& in = instances_[i];
   uint64_t* words = buffers_.words + b * buffers_.words_stride;
   int32_t* counters = buffers_.counters + b * buffers_.counters_stride;
@@ -240,24 +230,7 @@ void VectorEnv::step_random() {
         continue;
       }
       const Task& t = *instances_[static_cast<size_t>(buffers_.instance[b])].task;
-      const uint64_t* valid = valid_row(b);
-      int32_t count = 0;
-      for (int32_t w = 0; w < t.mask_words; ++w) count += std::popcount(valid[w]);
-      int32_t g = -1;
-      if (count > 0) {
-        // The modulo bias (count << 2^64) is irrelevant for a random policy.
-        auto pick = static_cast<int32_t>(next_random(b) % static_cast<uint64_t>(count));
-        for (int32_t w = 0; g < 0; ++w) {
-          uint64_t bits = valid[w];
-          const int32_t n = std::popcount(bits);
-          if (pick >= n) {
-            pick -= n;
-            continue;
-          }
-          for (; pick > 0; --pick) bits &= bits - 1;
-          g = w * 64 + std::countr_zero(bits);
-        }
-      }
+      const int32_t g = random_set_bit(valid_row(b), t.mask_words, rng_[static_cast<size_t>(b)]);
       buffers_.invalid[b] = 0;
       step_env(b, g);
     }

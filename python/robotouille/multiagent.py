@@ -71,7 +71,49 @@ class _Robots:
         return self.env.task.grounding_name(g)
 
 
-class ParallelEnv(pettingzoo.ParallelEnv[str, AgentObservation, int]):
+class _RobotsEnv:
+    """The parts both PettingZoo classes share: construction, spaces, render, state, close."""
+
+    metadata: dict[str, Any]
+    _MODE = ""
+
+    def __init__(
+        self,
+        env: PathLike | dict[str, Any],
+        domain_file: PathLike | None = None,
+        *,
+        max_steps: int | None = None,
+        goal_reward: float = 1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        self._robots = _Robots(env, domain_file, self._MODE, max_steps=max_steps)
+        self._robots.env.goal_reward = goal_reward
+        self.layout = self._robots.layout
+        self.possible_agents = list(self._robots.env.robots)
+        self.agents: list[str] = []
+        self.render_mode = render_mode
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The (shared, cached) observation space of an agent."""
+        return self._robots.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The (cached) action space of an agent."""
+        return self._robots.action_spaces[agent]
+
+    def render(self) -> str | None:
+        """The observation text when ``render_mode="ansi"``."""
+        return self._robots.env.observation() if self.render_mode == "ansi" else None
+
+    def state(self) -> npt.NDArray[np.uint8]:
+        """The global state: the (shared) observation vector."""
+        return self.layout.encode(0, self._robots.env)
+
+    def close(self) -> None:
+        """Nothing to release (kept for PettingZoo's API)."""
+
+
+class ParallelEnv(_RobotsEnv, pettingzoo.ParallelEnv[str, AgentObservation, int]):
     """Simultaneous-mode multi-robot environment (one action per robot per step).
 
     Args:
@@ -87,30 +129,7 @@ class ParallelEnv(pettingzoo.ParallelEnv[str, AgentObservation, int]):
         "render_modes": ["ansi"],
         "is_parallelizable": True,
     }
-
-    def __init__(
-        self,
-        env: PathLike | dict[str, Any],
-        domain_file: PathLike | None = None,
-        *,
-        max_steps: int | None = None,
-        goal_reward: float = 1.0,
-        render_mode: str | None = None,
-    ) -> None:
-        self._robots = _Robots(env, domain_file, "simultaneous", max_steps=max_steps)
-        self._robots.env.goal_reward = goal_reward
-        self.layout = self._robots.layout
-        self.possible_agents = list(self._robots.env.robots)
-        self.agents: list[str] = []
-        self.render_mode = render_mode
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The (shared, cached) observation space of an agent."""
-        return self._robots.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The (cached) action space of an agent."""
-        return self._robots.action_spaces[agent]
+    _MODE = "simultaneous"
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -156,17 +175,6 @@ class ParallelEnv(pettingzoo.ParallelEnv[str, AgentObservation, int]):
             infos,
         )
 
-    def render(self) -> str | None:
-        """The observation text when ``render_mode="ansi"``."""
-        return self._robots.env.observation() if self.render_mode == "ansi" else None
-
-    def state(self) -> npt.NDArray[np.uint8]:
-        """The global state: the (shared) observation vector."""
-        return self.layout.encode(0, self._robots.env)
-
-    def close(self) -> None:
-        """Nothing to release (kept for PettingZoo's API)."""
-
     def _observations(self) -> dict[str, AgentObservation]:
         return {r: self._robots.observe(r) for r in self.possible_agents}
 
@@ -175,7 +183,7 @@ class ParallelEnv(pettingzoo.ParallelEnv[str, AgentObservation, int]):
         return self._robots.env._text(int(g)) if g is not None else ""
 
 
-class AECEnv(pettingzoo.AECEnv[str, AgentObservation, int]):
+class AECEnv(_RobotsEnv, pettingzoo.AECEnv[str, AgentObservation, int]):
     """Turn-based multi-robot environment (robots act one at a time, in robot order).
 
     Args:
@@ -191,33 +199,7 @@ class AECEnv(pettingzoo.AECEnv[str, AgentObservation, int]):
         "render_modes": ["ansi"],
         "is_parallelizable": False,
     }
-
-    def __init__(
-        self,
-        env: PathLike | dict[str, Any],
-        domain_file: PathLike | None = None,
-        *,
-        max_steps: int | None = None,
-        goal_reward: float = 1.0,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__()
-        self._robots = _Robots(
-            env, domain_file, "turn_based", max_steps=max_steps, invalid_action="feedback"
-        )
-        self._robots.env.goal_reward = goal_reward
-        self.layout = self._robots.layout
-        self.possible_agents = list(self._robots.env.robots)
-        self.agents: list[str] = []
-        self.render_mode = render_mode
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The (shared, cached) observation space of an agent."""
-        return self._robots.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The (cached) action space of an agent."""
-        return self._robots.action_spaces[agent]
+    _MODE = "turn_based"
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Restores the initial state (deterministic; ``seed`` is accepted and unused)."""
@@ -259,14 +241,3 @@ class AECEnv(pettingzoo.AECEnv[str, AgentObservation, int]):
         self._accumulate_rewards()
         if terminated or truncated:
             self._deads_step_first()
-
-    def render(self) -> str | None:
-        """The observation text when ``render_mode="ansi"``."""
-        return self._robots.env.observation() if self.render_mode == "ansi" else None
-
-    def state(self) -> npt.NDArray[np.uint8]:
-        """The global state: the shared observation vector."""
-        return self.layout.encode(0, self._robots.env)
-
-    def close(self) -> None:
-        """Nothing to release (kept for PettingZoo's API)."""

@@ -39,6 +39,14 @@ TEXT_CHARSET = string.printable
 MAX_OBSERVATION_LENGTH = 1 << 20
 MAX_ACTION_LENGTH = 1 << 10
 
+StepResult = tuple[
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+    dict[str, Any],
+]
+
 
 class TextEnv(gymnasium.Env[str, str]):
     """One environment with the original's text observations and text actions.
@@ -231,27 +239,10 @@ class RobotouilleVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         self.batch.reset(seed)
         return self._observation(), self._info()
 
-    def step(
-        self, actions: npt.ArrayLike
-    ) -> tuple[
-        npt.NDArray[np.uint8],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.bool_],
-        dict[str, Any],
-    ]:
+    def step(self, actions: npt.ArrayLike) -> StepResult:
         """One step per environment (``actions``: ``(num_envs,)`` action columns)."""
         self.batch.step(actions)
-        v = self.batch.views
-        if self.copy:
-            return (
-                v.observation.copy(),
-                v.reward.copy(),
-                v.terminated.copy(),
-                v.truncated.copy(),
-                self._info(),
-            )
-        return v.observation, v.reward, v.terminated, v.truncated, self._info()
+        return self._result(self.copy)
 
     def step_random(self) -> None:
         """One step per environment with a uniformly random valid action chosen in C++.
@@ -260,18 +251,9 @@ class RobotouilleVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         """
         self.batch.step_random()
 
-    def last(
-        self,
-    ) -> tuple[
-        npt.NDArray[np.uint8],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.bool_],
-        dict[str, Any],
-    ]:
+    def last(self) -> StepResult:
         """The arrays of the latest step or reset (views, never copies)."""
-        v = self.batch.views
-        return v.observation, v.reward, v.terminated, v.truncated, self._info()
+        return self._result(False)
 
     def raw_state(
         self,
@@ -296,6 +278,13 @@ class RobotouilleVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             _core.action_text(task.core, int(groundings[a]))
             for a in np.flatnonzero(v.action_mask[env_index])
         ]
+
+    def _result(self, copy: bool) -> StepResult:
+        v = self.batch.views
+        arrays = (v.observation, v.reward, v.terminated, v.truncated)
+        if copy:
+            arrays = tuple(a.copy() for a in arrays)
+        return (*arrays, self._info())
 
     def _observation(self) -> npt.NDArray[np.uint8]:
         obs = self.batch.views.observation

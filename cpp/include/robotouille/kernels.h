@@ -82,6 +82,14 @@ std::string action_text(const Task& task, int32_t g);
 std::string observation(const Task& task, const uint64_t* words,
                         const std::vector<int32_t>& valid, const int32_t* counters = nullptr);
 
+// splitmix64: advances `state` and returns the next well-mixed 64-bit value (one small stream per
+// environment or rollout).
+uint64_t splitmix64(uint64_t& state);
+
+// A uniformly random set bit of mask[0, words) (always draws one value from rng), or -1 when no
+// bit is set. The modulo bias (popcount << 2^64) is irrelevant for a random policy.
+int32_t random_set_bit(const uint64_t* mask, int32_t words, uint64_t& rng);
+
 // Runs `steps` steps of a uniformly random policy from one state, in place: each step computes
 // the valid mask, picks a valid grounding with a splitmix64 stream seeded by `seed`, and steps.
 // When the goal is reached (or a creation pool runs out) the state is reset to (reset_words,

@@ -110,7 +110,6 @@ class VectorEnv {
   void step_env(int64_t b, int32_t grounding);
   void write_outputs(int64_t b);
   int32_t player_of(int64_t b) const;
-  uint64_t next_random(int64_t b);
   uint64_t* valid_row(int64_t b) { return valid_.data() + b * valid_stride_; }
 
   std::vector<VecInstance> instances_;
