@@ -218,11 +218,11 @@ std::vector<T> row_copy(const nb::handle& h) {
   return std::vector<T>(arr.data(), arr.data() + arr.shape(0));
 }
 
-BoundVectorEnv* make_vector_env(const nb::list& instances, int32_t num_obs_columns,
+BoundVectorEnv make_vector_env(const nb::list& instances, int32_t num_obs_columns,
                                 int32_t num_action_columns, const std::string& mode,
                                 double goal_reward, const std::string& invalid_action,
                                 int32_t threads, const nb::kwargs& kw) {
-  auto bound = std::make_unique<BoundVectorEnv>();
+  BoundVectorEnv bound;
   std::vector<robotouille::VecInstance> list;
   int64_t words_stride = 0, counters_stride = 0;
   for (nb::handle h : instances) {
@@ -240,7 +240,7 @@ BoundVectorEnv* make_vector_env(const nb::list& instances, int32_t num_obs_colum
     in.max_steps = nb::cast<int32_t>(t[8]);
     words_stride = std::max<int64_t>(words_stride, in.task->num_words);
     counters_stride = std::max<int64_t>(counters_stride, in.task->num_counters);
-    bound->keep_alive.push_back(nb::borrow(t[0]));
+    bound.keep_alive.push_back(nb::borrow(t[0]));
     list.push_back(std::move(in));
   }
   robotouille::VecConfig config;
@@ -260,7 +260,7 @@ BoundVectorEnv* make_vector_env(const nb::list& instances, int32_t num_obs_colum
   }
   config.threads = threads;
   robotouille::VecBuffers b;
-  auto& keep = bound->keep_alive;
+  auto& keep = bound.keep_alive;
   if (!kw.contains("reward")) throw std::invalid_argument("missing buffer reward");
   const auto rows = nb::cast<nb::ndarray<>>(kw["reward"]).shape(0);
   b.num_envs = static_cast<int64_t>(rows);
@@ -278,8 +278,8 @@ BoundVectorEnv* make_vector_env(const nb::list& instances, int32_t num_obs_colum
   b.instance = buffer<int32_t>(keep, kw, "instance", rows, -1);
   b.home = buffer<int32_t>(keep, kw, "home", rows, -1);
   b.steps = buffer<int32_t>(keep, kw, "steps", rows, -1);
-  bound->env = std::make_unique<robotouille::VectorEnv>(std::move(list), config, b);
-  return bound.release();
+  bound.env = std::make_unique<robotouille::VectorEnv>(std::move(list), config, b);
+  return bound;
 }
 
 }  // namespace
@@ -306,10 +306,9 @@ NB_MODULE(_core, m) {
            [](BoundVectorEnv* self, const nb::list& instances, int32_t num_obs_columns,
               int32_t num_action_columns, const std::string& mode, double goal_reward,
               const std::string& invalid_action, int32_t threads, const nb::kwargs& kw) {
-             std::unique_ptr<BoundVectorEnv> made(
-                 make_vector_env(instances, num_obs_columns, num_action_columns, mode,
-                                 goal_reward, invalid_action, threads, kw));
-             new (self) BoundVectorEnv(std::move(*made));
+             new (self) BoundVectorEnv(make_vector_env(instances, num_obs_columns,
+                                                       num_action_columns, mode, goal_reward,
+                                                       invalid_action, threads, kw));
            },
            nb::arg("instances"), nb::arg("num_obs_columns"), nb::arg("num_action_columns"),
            nb::arg("mode"), nb::arg("goal_reward"), nb::arg("invalid_action"),
@@ -348,14 +347,7 @@ NB_MODULE(_core, m) {
             nb::gil_scoped_release release;
             v.env->step_random();
           },
-          "One step per environment with a uniformly random valid action.")
-      .def(
-          "refresh",
-          [](BoundVectorEnv& v) {
-            nb::gil_scoped_release release;
-            v.env->refresh();
-          },
-          "Recomputes observations, masks and caches from words and counters.");
+          "One step per environment with a uniformly random valid action.");
 
   m.def(
       "step",

@@ -136,21 +136,25 @@ void VectorEnv::reset_env(int64_t b) {
   write_outputs(b);
 }
 
-void VectorEnv::step_env(int64_t b, int32_t grounding) {
+void VectorEnv::step_env(int64_t b, int32_t grounding, bool ignored) {
   const VecInstance& in = instances_[static_cast<size_t>(buffers_.instance[b])];
   buffers_.steps[b] += 1;
-  // Without a grounding (no valid action at all) time still passes.
-  const int status = robotouille::step(*in.task, buffers_.words + b * buffers_.words_stride,
-                                       buffers_.counters + b * buffers_.counters_stride,
-                                       grounding >= 0 ? &grounding : nullptr,
-                                       grounding >= 0 ? 1 : 0, nullptr);
+  // An ignored (invalid) action leaves state and time as they are; without a grounding (no valid
+  // action at all) time still passes.
+  const int status =
+      ignored ? 0
+              : robotouille::step(*in.task, buffers_.words + b * buffers_.words_stride,
+                                  buffers_.counters + b * buffers_.counters_stride,
+                                  grounding >= 0 ? &grounding : nullptr, grounding >= 0 ? 1 : 0,
+                                  nullptr);
   const bool goal = (status & kStatusGoal) != 0;
   const bool limit = in.max_steps > 0 && buffers_.steps[b] >= in.max_steps;
+  buffers_.invalid[b] = ignored ? 1 : 0;
   buffers_.terminated[b] = goal ? 1 : 0;
   buffers_.truncated[b] = !goal && (limit || (status & kStatusPoolExhausted)) ? 1 : 0;
   buffers_.reward[b] = goal ? config_.goal_reward : 0.0;
   pending_[static_cast<size_t>(b)] = buffers_.terminated[b] | buffers_.truncated[b];
-  write_outputs(b);
+  if (!ignored) write_outputs(b);
 }
 
 void VectorEnv::reset(const uint64_t* seeds) {
@@ -205,19 +209,7 @@ void VectorEnv::step(const int32_t* actions) {
         continue;
       }
       const int32_t g = grounding_of(b);
-      if (g >= 0) {
-        buffers_.invalid[b] = 0;
-        step_env(b, g);
-        continue;
-      }
-      // kIgnore: the state and time stand still, but the attempt counts toward max_steps.
-      const VecInstance& in = instances_[static_cast<size_t>(buffers_.instance[b])];
-      buffers_.invalid[b] = 1;
-      buffers_.steps[b] += 1;
-      buffers_.reward[b] = 0.0;
-      buffers_.terminated[b] = 0;
-      buffers_.truncated[b] = in.max_steps > 0 && buffers_.steps[b] >= in.max_steps ? 1 : 0;
-      pending_[static_cast<size_t>(b)] = buffers_.truncated[b];
+      step_env(b, g, /*ignored=*/g < 0);  // g < 0 only with kIgnore (kRaise checked above)
     }
   });
 }
@@ -231,20 +223,8 @@ void VectorEnv::step_random() {
       }
       const Task& t = *instances_[static_cast<size_t>(buffers_.instance[b])].task;
       const int32_t g = random_set_bit(valid_row(b), t.mask_words, rng_[static_cast<size_t>(b)]);
-      buffers_.invalid[b] = 0;
-      step_env(b, g);
+      step_env(b, g, /*ignored=*/false);
     }
-  });
-}
-
-void VectorEnv::refresh() {
-  const auto n = static_cast<int64_t>(instances_.size());
-  for (int64_t b = 0; b < buffers_.num_envs; ++b) {
-    require(buffers_.instance[b] >= 0 && buffers_.instance[b] < n,
-            "instance[" + std::to_string(b) + "] is not an instance index");
-  }
-  pool_.run(buffers_.num_envs, [this](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) write_outputs(b);
   });
 }
 

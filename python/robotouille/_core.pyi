@@ -60,9 +60,6 @@ class VectorEnv:
     def step_random(self) -> None:
         """One step per environment with a uniformly random valid action."""
 
-    def refresh(self) -> None:
-        """Recomputes observations, masks and caches from words and counters."""
-
 def step(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu')], counters: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu')], actions: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu', writable=False)], applied: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], status: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu')]) -> None:
     """
     Steps each state of a batch in place: words (B, W) uint64, counters (B, C) int32, actions (B, K) int32 grounding ids (-1 = none); writes applied (B, K) uint8 and status (B,) int32 bits (STATUS_GOAL, STATUS_POOL_EXHAUSTED).

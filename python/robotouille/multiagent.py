@@ -27,55 +27,17 @@ import numpy.typing as npt
 import pettingzoo
 from gymnasium import spaces
 
-from .env import Env, PathLike, load
+from .env import Env, Mode, PathLike, load
 from .vector import Layout
 
 AgentObservation = dict[str, npt.NDArray[Any]]
 
 
-class _Robots:
-    """What both wrappers share: the env, the layout and the per-agent spaces."""
-
-    def __init__(
-        self, env: PathLike | dict[str, Any], domain_file: PathLike | None, mode: str, **kw: Any
-    ) -> None:
-        self.env: Env = load(env, domain_file, mode=mode, **kw)  # type: ignore[arg-type]
-        self.layout = Layout([self.env.task])
-        self.groundings = self.layout.column_groundings(0)
-        observation = spaces.Dict(
-            {
-                "observation": spaces.Box(0, 1, (self.layout.num_observations,), np.uint8),
-                "action_mask": spaces.Box(0, 1, (self.layout.num_actions,), np.int8),
-            }
-        )
-        self.observation_spaces = dict.fromkeys(self.env.robots, observation)
-        self.action_spaces = {r: spaces.Discrete(self.layout.num_actions) for r in self.env.robots}
-
-    def observe(self, robot: str, has_turn: bool = True) -> AgentObservation:
-        valid = self.env._valid_for(robot) if has_turn else []
-        return {
-            "observation": self.layout.encode(0, self.env),
-            "action_mask": self.layout.mask(0, valid).astype(np.int8),
-        }
-
-    def grounding(self, robot: str, action: Any) -> tuple[str, tuple[str, ...]] | None:
-        """The structured action of an action column, or None if not valid for the robot."""
-        if action is None:
-            return None
-        a = int(action)
-        if not 0 <= a < len(self.groundings):
-            return None
-        g = int(self.groundings[a])
-        if g < 0 or g not in self.env._valid_for(robot):
-            return None
-        return self.env.task.grounding_name(g)
-
-
 class _RobotsEnv:
-    """The parts both PettingZoo classes share: construction, spaces, render, state, close."""
+    """What both PettingZoo classes share: the env, the layout, spaces, observations, render."""
 
     metadata: dict[str, Any]
-    _MODE = ""
+    _MODE: Mode = "centralized"
 
     def __init__(
         self,
@@ -86,31 +48,62 @@ class _RobotsEnv:
         goal_reward: float = 1.0,
         render_mode: str | None = None,
     ) -> None:
-        self._robots = _Robots(env, domain_file, self._MODE, max_steps=max_steps)
-        self._robots.env.goal_reward = goal_reward
-        self.layout = self._robots.layout
-        self.possible_agents = list(self._robots.env.robots)
+        self.env: Env = load(env, domain_file, mode=self._MODE, max_steps=max_steps)
+        self.env.goal_reward = goal_reward
+        self.layout = Layout([self.env.task])
+        self._groundings = self.layout.column_groundings(0)
+        observation = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, (self.layout.num_observations,), np.uint8),
+                "action_mask": spaces.Box(0, 1, (self.layout.num_actions,), np.int8),
+            }
+        )
+        self._observation_spaces = dict.fromkeys(self.env.robots, observation)
+        self._action_spaces = {
+            r: spaces.Discrete(self.layout.num_actions) for r in self.env.robots
+        }
+        self.possible_agents = list(self.env.robots)
         self.agents: list[str] = []
         self.render_mode = render_mode
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The (shared, cached) observation space of an agent."""
-        return self._robots.observation_spaces[agent]
+        return self._observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         """The (cached) action space of an agent."""
-        return self._robots.action_spaces[agent]
+        return self._action_spaces[agent]
 
     def render(self) -> str | None:
         """The observation text when ``render_mode="ansi"``."""
-        return self._robots.env.observation() if self.render_mode == "ansi" else None
+        return self.env.observation() if self.render_mode == "ansi" else None
 
     def state(self) -> npt.NDArray[np.uint8]:
         """The global state: the (shared) observation vector."""
-        return self.layout.encode(0, self._robots.env)
+        return self.layout.encode(0, self.env)
 
     def close(self) -> None:
         """Nothing to release (kept for PettingZoo's API)."""
+
+    def _observe(
+        self, robot: str, observation: npt.NDArray[np.uint8], has_turn: bool = True
+    ) -> AgentObservation:
+        """One agent's observation: the shared vector (a copy) and the agent's own mask."""
+        valid = self.env._valid_for(robot) if has_turn else []
+        return {
+            "observation": observation.copy(),
+            "action_mask": self.layout.mask(0, valid).astype(np.int8),
+        }
+
+    def _grounding(self, robot: str, action: Any) -> int | None:
+        """The grounding of an action column, or None if it is not valid for the robot now."""
+        if action is None:
+            return None
+        a = int(action)
+        if not 0 <= a < len(self._groundings):
+            return None
+        g = int(self._groundings[a])
+        return g if g >= 0 and g in self.env._valid_for(robot) else None
 
 
 class ParallelEnv(_RobotsEnv, pettingzoo.ParallelEnv[str, AgentObservation, int]):
@@ -136,7 +129,7 @@ class ParallelEnv(_RobotsEnv, pettingzoo.ParallelEnv[str, AgentObservation, int]
     ) -> tuple[dict[str, AgentObservation], dict[str, dict[str, Any]]]:
         """Restores the initial state (deterministic; ``seed`` is accepted and unused)."""
         del seed, options
-        self._robots.env.reset()
+        self.env.reset()
         self.agents = list(self.possible_agents)
         return self._observations(), {a: {} for a in self.agents}
 
@@ -150,19 +143,17 @@ class ParallelEnv(_RobotsEnv, pettingzoo.ParallelEnv[str, AgentObservation, int]
         """One joint step; robots missing from ``actions`` (or given ``None``) do nothing."""
         if not self.agents:
             raise RuntimeError("the episode is over: call reset()")
-        entries = [self._robots.grounding(r, actions.get(r)) for r in self.possible_agents]
-        _, reward, terminated, truncated, info = self._robots.env.step(list(entries))
+        groundings = [self._grounding(r, actions.get(r)) for r in self.possible_agents]
+        joint = [None if g is None else self.env.task.grounding_name(g) for g in groundings]
+        _, reward, terminated, truncated, info = self.env.step(joint)  # type: ignore[arg-type]
         skipped = set(info.get("skipped", ()))
-        texts = {
-            r: None if e is None else self._text(e) for r, e in zip(self.possible_agents, entries)
-        }
-        infos = {
-            r: {
-                "invalid_action": actions.get(r) is not None and entries[i] is None,
-                "skipped": [texts[r]] if texts[r] in skipped else [],
+        infos = {}
+        for r, g in zip(self.possible_agents, groundings):
+            text = None if g is None else self.env._text(g)
+            infos[r] = {
+                "invalid_action": actions.get(r) is not None and g is None,
+                "skipped": [text] if text in skipped else [],
             }
-            for i, r in enumerate(self.possible_agents)
-        }
         agents = list(self.agents)
         observations = self._observations()
         if terminated or truncated:
@@ -176,11 +167,8 @@ class ParallelEnv(_RobotsEnv, pettingzoo.ParallelEnv[str, AgentObservation, int]
         )
 
     def _observations(self) -> dict[str, AgentObservation]:
-        return {r: self._robots.observe(r) for r in self.possible_agents}
-
-    def _text(self, structured: tuple[str, tuple[str, ...]]) -> str:
-        g = self._robots.env.task.grounding_id(*structured)
-        return self._robots.env._text(int(g)) if g is not None else ""
+        shared = self.layout.encode(0, self.env)
+        return {r: self._observe(r, shared) for r in self.possible_agents}
 
 
 class AECEnv(_RobotsEnv, pettingzoo.AECEnv[str, AgentObservation, int]):
@@ -204,7 +192,7 @@ class AECEnv(_RobotsEnv, pettingzoo.AECEnv[str, AgentObservation, int]):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Restores the initial state (deterministic; ``seed`` is accepted and unused)."""
         del seed, options
-        env = self._robots.env
+        env = self.env
         env.reset()
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -216,7 +204,8 @@ class AECEnv(_RobotsEnv, pettingzoo.AECEnv[str, AgentObservation, int]):
 
     def observe(self, agent: str) -> AgentObservation:
         """The agent's observation (its mask is empty when it is not its turn)."""
-        return self._robots.observe(agent, has_turn=agent == self._robots.env.current_robot)
+        shared = self.layout.encode(0, self.env)
+        return self._observe(agent, shared, has_turn=agent == self.env.current_robot)
 
     def step(self, action: Any) -> None:
         """Performs the selected agent's action (``None`` only for a finished agent)."""
@@ -225,19 +214,19 @@ class AECEnv(_RobotsEnv, pettingzoo.AECEnv[str, AgentObservation, int]):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        structured = self._robots.grounding(agent, action)
+        g = self._grounding(agent, action)
         self._clear_rewards()
         for a in self.agents:
             self.infos[a] = {}
-        if structured is None:
+        if g is None:
             self.infos[agent] = {"invalid_action": True}
             return
-        _, reward, terminated, truncated, _ = self._robots.env.step(structured)
+        _, reward, terminated, truncated, _ = self.env.step(self.env.task.grounding_name(g))
         for a in self.agents:
             self.rewards[a] = float(reward)
             self.terminations[a] = terminated
             self.truncations[a] = truncated
-        self.agent_selection = self._robots.env.current_robot
+        self.agent_selection = self.env.current_robot
         self._accumulate_rewards()
         if terminated or truncated:
             self._deads_step_first()

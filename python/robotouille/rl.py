@@ -30,6 +30,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from . import _core
 from .domains import list_bundled_environments
 from .env import Mode, PathLike, load
 from .vector import Batch, EnvSource, InvalidPolicy, ObservationKind, compile_family
@@ -237,7 +238,8 @@ class RobotouilleVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         if isinstance(seed, int):
             super().reset(seed=seed)
         self.batch.reset(seed)
-        return self._observation(), self._info()
+        obs, *_, info = self._result(self.copy)
+        return obs, info
 
     def step(self, actions: npt.ArrayLike) -> StepResult:
         """One step per environment (``actions``: ``(num_envs,)`` action columns)."""
@@ -272,33 +274,20 @@ class RobotouilleVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         v = self.batch.views
         task = self.batch.tasks[int(v.instance[env_index])]
         groundings = self.layout.column_groundings(int(v.instance[env_index]))
-        from . import _core
-
         return [
             _core.action_text(task.core, int(groundings[a]))
             for a in np.flatnonzero(v.action_mask[env_index])
         ]
 
     def _result(self, copy: bool) -> StepResult:
+        """(observation, reward, terminated, truncated, info): views, or copies if ``copy``."""
         v = self.batch.views
         arrays = (v.observation, v.reward, v.terminated, v.truncated)
+        info = {"action_mask": v.action_mask, "instance": v.instance, "invalid_action": v.invalid}
         if copy:
             arrays = tuple(a.copy() for a in arrays)
-        return (*arrays, self._info())
-
-    def _observation(self) -> npt.NDArray[np.uint8]:
-        obs = self.batch.views.observation
-        return obs.copy() if self.copy else obs
-
-    def _info(self) -> dict[str, Any]:
-        v = self.batch.views
-        if self.copy:
-            return {
-                "action_mask": v.action_mask.copy(),
-                "instance": v.instance.copy(),
-                "invalid_action": v.invalid.copy(),
-            }
-        return {"action_mask": v.action_mask, "instance": v.instance, "invalid_action": v.invalid}
+            info = {k: a.copy() for k, a in info.items()}
+        return (*arrays, info)
 
 
 def make_vec(

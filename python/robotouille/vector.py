@@ -45,10 +45,6 @@ _GOAL_PREFIX = "goal="
 _TURN_PREFIX = "turn="
 
 
-def _fact_key(task: CompiledTask, fact: int) -> str:
-    return task.fact_name(fact)
-
-
 def _action_key(task: CompiledTask, g: int) -> str:
     name, args = task.grounding_name(g)
     return f"{name}({','.join(args)})"
@@ -88,7 +84,7 @@ class Layout:
                 if observation == "raw":
                     columns[f] = f
                 else:
-                    columns[f] = fact_index.setdefault(_fact_key(task, f), len(fact_index))
+                    columns[f] = fact_index.setdefault(task.fact_name(f), len(fact_index))
             self._fact_columns.append(columns)
             self._groundings.append(
                 [
@@ -251,8 +247,8 @@ class Batch:
     """B environments over a family of instances, stepped by the C++ core (no Gymnasium).
 
     :class:`RobotouilleVectorEnv` and the single-environment Gymnasium classes are thin
-    wrappers of this class. Arrays returned by the properties are read-only views of buffers
-    that the next call overwrites; copy what you keep.
+    wrappers of this class. The arrays in ``views`` are read-only views of the buffers that
+    every call overwrites; copy what you keep.
 
     Args:
         tasks: The compiled instances (see :func:`compile_family`).
@@ -296,7 +292,6 @@ class Batch:
         self.tasks = list(tasks)
         self.layout = Layout(self.tasks, observation)
         self.num_envs = num_envs
-        self.mode = mode
         limits = _per_instance(max_steps, len(self.tasks), "max_steps")
         layout = self.layout
         B = num_envs

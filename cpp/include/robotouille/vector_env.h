@@ -25,8 +25,7 @@
  * keeps the Tasks and buffers alive while the VectorEnv exists; VectorEnv owns its layout tables,
  * a cache of each environment's valid-grounding bits and its thread pool. Rows of different
  * environments never share memory, and each call writes every output row it steps. Callers must
- * not write words/counters directly (the valid-grounding cache would go stale); refresh() makes
- * it consistent again. Calls must not overlap.
+ * not write words/counters (the valid-grounding cache would go stale). Calls must not overlap.
  */
 #ifndef ROBOTOUILLE_VECTOR_ENV_H_
 #define ROBOTOUILLE_VECTOR_ENV_H_
@@ -101,13 +100,11 @@ class VectorEnv {
   // One step per environment with a uniformly random valid action drawn from its own stream.
   void step_random();
 
-  // Recomputes every environment's valid-grounding cache, observation and mask from words and
-  // counters (after the caller wrote states into them).
-  void refresh();
-
  private:
   void reset_env(int64_t b);
-  void step_env(int64_t b, int32_t grounding);
+  // Steps environment b with grounding (-1: no action) and writes its outputs; an ignored
+  // (invalid) action only counts the step.
+  void step_env(int64_t b, int32_t grounding, bool ignored);
   void write_outputs(int64_t b);
   int32_t player_of(int64_t b) const;
   uint64_t* valid_row(int64_t b) { return valid_.data() + b * valid_stride_; }
