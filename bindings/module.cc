@@ -159,6 +159,29 @@ void check_grounding(const Task& t, int32_t g) {
   if (g < 0 || g >= t.num_groundings) throw std::out_of_range("grounding id out of range");
 }
 
+// The symmetry tables from a dict of int lists (python/robotouille/symmetry.py); the
+// Canonicalizer validates their contents against the task.
+std::shared_ptr<const robotouille::SymmetrySpec> symmetry_spec(const nb::dict& d) {
+  auto spec = std::make_shared<robotouille::SymmetrySpec>();
+  auto field = [&](const char* name, std::vector<int32_t>& out) {
+    if (!d.contains(name)) {
+      throw std::invalid_argument(std::string("symmetry tables: missing '") + name + "'");
+    }
+    out = nb::cast<std::vector<int32_t>>(d[name]);
+  };
+  field("class_begin", spec->class_begin);
+  field("class_objects", spec->class_objects);
+  field("pair_fact_begin", spec->pair_fact_begin);
+  field("pair_facts", spec->pair_facts);
+  field("pair_template_begin", spec->pair_template_begin);
+  field("pair_templates", spec->pair_templates);
+  field("fact_pred", spec->fact_pred);
+  field("template_orbit", spec->template_orbit);
+  field("template_object_begin", spec->template_object_begin);
+  field("template_objects", spec->template_objects);
+  return spec;
+}
+
 robotouille::SearchOptions search_options(const std::string& algorithm, const std::string& mode,
                                           bool lmcut, std::vector<int32_t> robots,
                                           int64_t max_states, int64_t max_memory_bytes,
@@ -485,10 +508,11 @@ NB_MODULE(_core, m) {
       "search",
       [](const Task& t, WordsRow words, CountersRow counters, const std::string& algorithm,
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
-         int64_t max_memory_bytes, double time_limit, nb::object cancel) {
+         int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
+        if (!symmetry.is_none()) o.symmetry = symmetry_spec(nb::cast<nb::dict>(symmetry));
         // Polled from the searching thread with the GIL released: take it briefly to run
         // Python's signal handlers (Ctrl-C in the main thread) and the caller's cancel check.
         bool interrupted = false;
@@ -522,9 +546,10 @@ NB_MODULE(_core, m) {
       nb::arg("algorithm") = "astar", nb::arg("mode") = "centralized", nb::arg("lmcut") = true,
       nb::arg("robots") = std::vector<int32_t>{}, nb::arg("max_states") = 0,
       nb::arg("max_memory_bytes") = 0, nb::arg("time_limit") = 0.0,
-      nb::arg("cancel").none() = nb::none(),
+      nb::arg("cancel").none() = nb::none(), nb::arg("symmetry").none() = nb::none(),
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
-      "groundings per step. The GIL is released while searching.");
+      "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
+      "of ints), or None. The GIL is released while searching.");
 
   m.def(
       "heuristic_value",

@@ -231,16 +231,28 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
     except OverflowError:
         expected = -1  # too big for the Python BFS: BFS and A* must still agree
     results = {}
-    for algorithm, h in (("bfs", "lmcut"), ("astar", "lmcut"), ("astar", "time")):
+    # Symmetry reduction is on by default; one BFS runs without it.
+    for algorithm, h, sym in (
+        ("bfs", "lmcut", True),
+        ("bfs", "lmcut", False),
+        ("astar", "lmcut", True),
+        ("astar", "time", True),
+    ):
         try:
-            plan = robotouille.plan(env, algorithm, heuristic=h, max_states=200_000)  # type: ignore[arg-type]
+            plan = robotouille.plan(
+                env,
+                algorithm,  # type: ignore[arg-type]
+                heuristic=h,  # type: ignore[arg-type]
+                max_states=200_000,
+                symmetry=sym,
+            )
         except UnsolvableError:
-            results[algorithm, h] = None
+            results[algorithm, h, sym] = None
             continue
         except SearchLimitError:
             assert expected == -1
             return
-        results[algorithm, h] = plan.length
+        results[algorithm, h, sym] = plan.length
         assert heuristic(env, lmcut=h == "lmcut") <= plan.length
         state = env.get_state()
         replay(env, plan, structured=True)  # random domains may give two actions one text

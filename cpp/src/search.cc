@@ -4,7 +4,9 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -67,9 +69,13 @@ uint64_t hash_bytes(const uint8_t* p, size_t n) {
 // Packs (words, counters) into fixed-width byte strings and back (see search.h).
 class Packer {
  public:
-  Packer(const Task& task, const uint64_t* initial_words, bool keep_player)
+  // `moved`: facts that symmetry reduction may exchange (kept even if no action changes them).
+  Packer(const Task& task, const uint64_t* initial_words, bool keep_player, const IntVec& moved)
       : task_(task), keep_player_(keep_player) {
-    const std::vector<uint8_t> changes = mutable_facts(task);
+    std::vector<uint8_t> changes = mutable_facts(task);
+    for (int32_t f : moved) {
+      if (f >= 0 && f < task.num_facts) changes[f] = 1;  // others: the Canonicalizer rejects
+    }
     int32_t out = 0;
     for (int32_t f = 0; f < task.num_facts;) {
       if (!changes[f]) {
@@ -246,7 +252,8 @@ class Searcher {
            const SearchOptions& options)
       : task_(task),
         options_(options),
-        packer_(task, words, options.mode == PlanMode::kTurnBased),
+        packer_(task, words, options.mode == PlanMode::kTurnBased,
+                options.symmetry ? options.symmetry->pair_facts : IntVec{}),
         store_(packer_.width()),
         row_(packer_.width()),
         words_(static_cast<size_t>(task.num_words)),
@@ -270,6 +277,13 @@ class Searcher {
     std::copy(words, words + task.num_words, words_.begin());
     std::copy(counters, counters + task.num_counters, counters_.begin());
     if (options.mode != PlanMode::kTurnBased) counters_[0] = 0;
+    if (options.symmetry) {
+      canon_ = std::make_unique<Canonicalizer>(task, *options.symmetry);
+      if (canon_->empty()) canon_.reset();
+    }
+    root_words_ = words_;
+    root_counters_ = counters_;
+    if (canon_) canon_->canonicalize(words_.data(), counters_.data(), nullptr);
   }
 
   SearchResult run() {
@@ -398,6 +412,7 @@ class Searcher {
       return {kNone, false};
     }
     if (full()) return {kNone, false};
+    if (canon_) canon_->canonicalize(next_words_.data(), next_counters_.data(), nullptr);
     packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
     return store_.insert(row_.data());
   }
@@ -410,9 +425,12 @@ class Searcher {
   }
 
   void extract(uint32_t goal, SearchResult& result) {
+    std::vector<uint32_t> path;
+    for (uint32_t id = goal; id != kNone; id = parent_[id]) path.push_back(id);
+    std::reverse(path.begin(), path.end());
     std::vector<std::vector<int32_t>> plan;
-    for (uint32_t id = goal; parent_[id] != kNone; id = parent_[id]) {
-      const int32_t a = action_[id];
+    for (size_t i = 1; i < path.size(); ++i) {
+      const int32_t a = action_[path[i]];
       if (width_ == 1) {
         plan.push_back({a});
       } else {
@@ -420,8 +438,64 @@ class Searcher {
         plan.emplace_back(begin, begin + width_);
       }
     }
-    std::reverse(plan.begin(), plan.end());
+    if (canon_) to_real_objects(path, plan);
     result.plan = std::move(plan);
+  }
+
+  // The plan's steps act on representatives; rewrites them to act on the real states. real =
+  // inverse(M) of the permutation M with representative = M(real state), updated by the
+  // transpositions of every canonicalization along the path.
+  void to_real_objects(const std::vector<uint32_t>& path,
+                       std::vector<std::vector<int32_t>>& plan) {
+    IntVec real(static_cast<size_t>(task_.num_objects));
+    std::iota(real.begin(), real.end(), 0);
+    std::vector<std::pair<int32_t, int32_t>> swaps;
+    auto follow = [&]() {
+      for (const auto& [a, b] : swaps) std::swap(real[a], real[b]);
+      swaps.clear();
+    };
+    std::copy(root_words_.begin(), root_words_.end(), next_words_.begin());
+    std::copy(root_counters_.begin(), root_counters_.end(), next_counters_.begin());
+    canon_->canonicalize(next_words_.data(), next_counters_.data(), &swaps);
+    follow();
+    const TaskSpec& s = task_.spec;
+    const int32_t params = task_.max_params;
+    if (grounding_ids_.empty()) {
+      for (int32_t g = 0; g < task_.num_groundings; ++g) {
+        IntVec key{s.action_of[g]};
+        key.insert(key.end(), s.grounding_args.begin() + static_cast<ptrdiff_t>(g) * params,
+                   s.grounding_args.begin() + static_cast<ptrdiff_t>(g + 1) * params);
+        grounding_ids_.emplace(std::move(key), g);
+      }
+    }
+    for (size_t i = 0; i < plan.size(); ++i) {
+      // Replay the step on the representative it was found from, then canonicalize as the
+      // search did; the result must be the stored successor.
+      packer_.unpack(store_.at(path[i]), next_words_.data(), next_counters_.data());
+      std::vector<int32_t>& groundings = plan[i];
+      step(task_, next_words_.data(), next_counters_.data(), groundings.data(),
+           static_cast<int32_t>(groundings.size()), nullptr);
+      if (options_.mode != PlanMode::kTurnBased) next_counters_[0] = 0;
+      for (int32_t& g : groundings) {
+        if (g < 0) continue;
+        IntVec key{s.action_of[g]};
+        for (int32_t k = 0; k < params; ++k) {
+          const int32_t o = s.grounding_args[static_cast<size_t>(g) * params + k];
+          key.push_back(o < 0 ? o : real[o]);
+        }
+        const auto found = grounding_ids_.find(key);
+        if (found == grounding_ids_.end()) {
+          throw std::logic_error("symmetry: a plan step has no image among the groundings");
+        }
+        g = found->second;
+      }
+      canon_->canonicalize(next_words_.data(), next_counters_.data(), &swaps);
+      packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
+      if (std::memcmp(row_.data(), store_.at(path[i + 1]), packer_.width()) != 0) {
+        throw std::logic_error("symmetry: replaying the plan left the stored path");
+      }
+      follow();
+    }
   }
 
   SearchStatus bfs(SearchResult& result) {
@@ -532,6 +606,10 @@ class Searcher {
   std::vector<uint8_t> applied_;
   std::vector<IntVec> options_per_robot_;
   std::unique_ptr<DelayHeuristic> heuristic_;
+  std::unique_ptr<Canonicalizer> canon_;
+  std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)
+  std::vector<int32_t> root_counters_;
+  std::map<IntVec, int32_t> grounding_ids_;  // (action, args) -> grounding, for extraction
   int32_t width_ = 1;
   std::vector<uint32_t> parent_;
   std::vector<int32_t> action_;

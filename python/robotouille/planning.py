@@ -22,6 +22,7 @@ from typing import Any, Literal
 from . import _core
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
+from .symmetry import find_symmetries
 
 Algorithm = Literal["astar", "bfs"]
 Heuristic = Literal["lmcut", "time"]
@@ -98,6 +99,36 @@ def _check(algorithm: str, heuristic: str, limits: dict[str, Any]) -> None:
             raise ValueError(f"{name} must be positive or None, got {value!r}")
 
 
+_SYMMETRY_FIELDS = (
+    "class_begin",
+    "class_objects",
+    "pair_fact_begin",
+    "pair_facts",
+    "pair_template_begin",
+    "pair_templates",
+    "fact_pred",
+    "template_orbit",
+    "template_object_begin",
+    "template_objects",
+)
+
+
+def _symmetry_tables(env: Env) -> dict[str, list[int]]:
+    """The symmetry tables of the env's task in its mode, computed once per task and mode.
+
+    Outside centralized mode the robots are never swapped: their order is the turn order and
+    the order in which a joint action is applied.
+    """
+    fixed = () if env.mode == "centralized" else tuple(env._robot_objects)
+    cache: dict[tuple[int, ...], dict[str, list[int]]] = env.task.__dict__.setdefault(
+        "_symmetry_tables", {}
+    )
+    if fixed not in cache:
+        tables = find_symmetries(env.task, fixed_objects=set(fixed))
+        cache[fixed] = {name: getattr(tables, name).tolist() for name in _SYMMETRY_FIELDS}
+    return cache[fixed]
+
+
 def _run(
     env: Env,
     algorithm: str,
@@ -106,6 +137,7 @@ def _run(
     max_memory_bytes: int | None,
     time_limit: float | None,
     cancel: Callable[[], bool] | None,
+    symmetry: bool = True,
 ) -> Plan:
     core = env.task.core
     status, steps, raw = _core.search(
@@ -120,6 +152,7 @@ def _run(
         max_memory_bytes=int(max_memory_bytes or 0),
         time_limit=float(time_limit or 0.0),
         cancel=cancel,
+        symmetry=_symmetry_tables(env) if symmetry else None,
     )
     stats = SearchStats(**raw)
     if status == "unsolvable":
@@ -146,6 +179,7 @@ def plan(
     max_states: int | None = None,
     max_memory_bytes: int | None = None,
     time_limit: float | None = None,
+    symmetry: bool = True,
 ) -> Plan:
     """Finds an optimal plan from the env's current state, in the env's mode.
 
@@ -160,6 +194,9 @@ def plan(
         max_states: Stop after storing this many states.
         max_memory_bytes: Stop when the search's tables exceed this many bytes.
         time_limit: Stop after this many seconds.
+        symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
+            two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
+            turn it off only to compare.
 
     Returns:
         The plan, with ``plan.length`` minimal.
@@ -170,7 +207,7 @@ def plan(
     """
     limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
     _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
-    return _run(env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None)
+    return _run(env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None, symmetry)
 
 
 def optimal_length(env: Env, algorithm: Algorithm = "astar", **limits: Any) -> int:
@@ -190,6 +227,7 @@ def plan_many(
     max_states: int | None = None,
     max_memory_bytes: int | None = None,
     time_limit: float | None = None,
+    symmetry: bool = True,
     progress: bool | None = None,
     return_exceptions: bool = False,
 ) -> list[Any]:
@@ -206,6 +244,7 @@ def plan_many(
         max_states: As in :func:`plan`, per search.
         max_memory_bytes: As in :func:`plan`, per search.
         time_limit: As in :func:`plan`, per search.
+        symmetry: As in :func:`plan`.
         progress: Print a progress line to stderr (default: when stderr is a terminal).
         return_exceptions: Put a failed search's exception in its slot instead of raising it
             (after the other searches finish).
@@ -227,7 +266,14 @@ def plan_many(
 
     def work(i: int) -> Plan:
         return _run(
-            envs[i], algorithm, heuristic, max_states, max_memory_bytes, time_limit, stop.is_set
+            envs[i],
+            algorithm,
+            heuristic,
+            max_states,
+            max_memory_bytes,
+            time_limit,
+            stop.is_set,
+            symmetry,
         )
 
     done = 0

@@ -21,6 +21,12 @@
  * it pops a goal; with an admissible h and re-opening of states reached by a shorter path that
  * is optimal. States whose relaxation cannot reach the goal are pruned (no plan exists there).
  *
+ * Symmetry reduction (optional, symmetry.h): every generated state, the start included, is
+ * replaced by its orbit's representative before it is stored, evaluated or expanded; goal
+ * tests are unaffected (the goal is invariant). The plan found is a path between
+ * representatives; extraction replays it, tracking the permutation from the real states to the
+ * representatives, and maps each step's groundings back to the real objects.
+ *
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C), checked every few hundred expansions; when one
  * trips the search stops and returns its status with the statistics so far.
@@ -33,9 +39,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "robotouille/symmetry.h"
 #include "robotouille/task.h"
 
 namespace robotouille {
@@ -59,6 +67,8 @@ struct SearchOptions {
   int64_t max_states = 0;        // 0: no limit
   int64_t max_memory_bytes = 0;  // 0: no limit
   double time_limit = 0;         // seconds; 0: no limit
+  // Interchangeable objects (symmetry.h); null or no classes: every state is stored as is.
+  std::shared_ptr<const SymmetrySpec> symmetry;
   // Called every ~0.1 s from the searching thread; returning true cancels the search.
   std::function<bool()> poll;
 };

@@ -1,0 +1,77 @@
+/*
+ * Symmetry reduction for the planner: maps an engine state to a representative of its orbit
+ * under permutations of interchangeable objects (e.g. the empty tables of a kitchen, or two
+ * breads), so that the search stores one state per orbit.
+ *
+ * The classes come from python/robotouille/symmetry.py, which proves that every transposition
+ * of two members of a class maps the task onto itself (groundings, special-effect templates,
+ * static facts, goal). So every product of such transpositions is an automorphism: a state and
+ * its image have the same successors up to the permutation and the same distance to the goal.
+ * That is all soundness needs; the representative does not have to be unique (an imperfect one
+ * only merges fewer states).
+ *
+ * Representative: each class member gets a signature, an order-independent hash of the true
+ * mutable facts and active special effects it takes part in, where the other arguments are
+ * named by their class (for class members) or their identity (others). Within each class the
+ * roles are sorted by (signature, current position) with at most k - 1 transpositions, each
+ * applied to the fact bits (precomputed pairs of facts to exchange) and to the counters (the
+ * active-effect list is renamed and the node words of exchanged templates move with them).
+ * Invariant kept by the engine and relied on here: templates not in the active list have
+ * all-zero node words.
+ *
+ * Ownership: a Canonicalizer copies its tables and refers to the Task, which must outlive it.
+ * It keeps per-call scratch space, so one instance serves one thread.
+ */
+#ifndef ROBOTOUILLE_SYMMETRY_H_
+#define ROBOTOUILLE_SYMMETRY_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "robotouille/task.h"
+
+namespace robotouille {
+
+// The tables python/robotouille/symmetry.py builds (see its SymmetryTables for each field).
+struct SymmetrySpec {
+  IntVec class_begin, class_objects;
+  IntVec pair_fact_begin, pair_facts;          // per (class, i, j): fact pairs, flattened
+  IntVec pair_template_begin, pair_templates;  // per (class, i, j): (t, t') both ways, by t
+  IntVec fact_pred;                            // per fact: predicate, or -1 (not hashed)
+  IntVec template_orbit;
+  IntVec template_object_begin, template_objects;
+};
+
+class Canonicalizer {
+ public:
+  // Validates the tables against the task; throws std::invalid_argument on a mismatch.
+  Canonicalizer(const Task& task, SymmetrySpec spec);
+
+  bool empty() const { return num_classes_ == 0; }
+
+  // Rewrites the state into its representative. When `swaps` is given, appends the object
+  // transpositions applied, in order.
+  void canonicalize(uint64_t* words, int32_t* counters,
+                    std::vector<std::pair<int32_t, int32_t>>* swaps);
+
+ private:
+  void apply_pair(int32_t pair, uint64_t* words, int32_t* counters);
+  int32_t partner(int32_t pair, int32_t t) const;
+
+  const Task& task_;
+  SymmetrySpec spec_;
+  int32_t num_classes_ = 0;
+  IntVec class_of_;    // per object: its class, or -1
+  IntVec pair_base_;   // per class: index of its (0, 0) pair row
+  std::vector<uint64_t> relevant_;  // facts that mention a class member
+  IntVec contrib_begin_, contrib_object_;  // per fact: (member, hash) added to its signature
+  std::vector<uint64_t> contrib_value_;
+  // Scratch.
+  std::vector<uint64_t> signature_;  // per object
+  IntVec role_, order_, saved_words_, renamed_;
+};
+
+}  // namespace robotouille
+
+#endif  // ROBOTOUILLE_SYMMETRY_H_

@@ -1,0 +1,212 @@
+#include "robotouille/symmetry.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "robotouille/kernels.h"
+
+namespace robotouille {
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("symmetry tables: " + what);
+}
+
+void check_csr(const IntVec& begin, size_t rows, size_t values, const std::string& name) {
+  require(begin.size() == rows + 1 && begin.front() == 0 &&
+              static_cast<size_t>(begin.back()) == values &&
+              std::is_sorted(begin.begin(), begin.end()),
+          name + " is not a valid offset array");
+}
+
+}  // namespace
+
+Canonicalizer::Canonicalizer(const Task& task, SymmetrySpec spec)
+    : task_(task), spec_(std::move(spec)) {
+  const SymmetrySpec& s = spec_;
+  require(!s.class_begin.empty(), "class_begin is empty");
+  num_classes_ = static_cast<int32_t>(s.class_begin.size()) - 1;
+  check_csr(s.class_begin, static_cast<size_t>(num_classes_), s.class_objects.size(),
+            "class_begin");
+  class_of_.assign(static_cast<size_t>(task.num_objects), -1);
+  int32_t pairs = 0;
+  for (int32_t c = 0; c < num_classes_; ++c) {
+    pair_base_.push_back(pairs);
+    const int32_t k = s.class_begin[c + 1] - s.class_begin[c];
+    require(k >= 2, "a class has fewer than two objects");
+    pairs += k * k;
+    for (int32_t i = s.class_begin[c]; i < s.class_begin[c + 1]; ++i) {
+      const int32_t o = s.class_objects[i];
+      require(o >= 0 && o < task.num_objects && class_of_[o] < 0,
+              "class object out of range or in two classes");
+      class_of_[o] = c;
+    }
+  }
+  check_csr(s.pair_fact_begin, static_cast<size_t>(pairs), s.pair_facts.size() / 2,
+            "pair_fact_begin");
+  require(s.pair_facts.size() % 2 == 0, "pair_facts has an odd length");
+  for (int32_t f : s.pair_facts) require(f >= 0 && f < task.num_facts, "fact out of range");
+  check_csr(s.pair_template_begin, static_cast<size_t>(pairs), s.pair_templates.size() / 2,
+            "pair_template_begin");
+  require(s.pair_templates.size() % 2 == 0, "pair_templates has an odd length");
+  for (int32_t t : s.pair_templates) {
+    require(t >= 0 && t < task.num_templates, "template out of range");
+  }
+  require(s.fact_pred.size() == static_cast<size_t>(task.num_facts), "fact_pred size");
+  // What each true fact adds to its class members' signatures: a hash of the fact's shape
+  // (predicate; each argument's class, or identity for objects never swapped) and of the
+  // member's position in it. It depends only on the fact, so it is computed once here.
+  const int32_t width = task.spec.fact_args_width;
+  const auto pred_facts = static_cast<int32_t>(task.spec.fact_args.size()) / width;
+  relevant_.assign(static_cast<size_t>(task.num_words), 0);
+  contrib_begin_.assign(static_cast<size_t>(task.num_facts) + 1, 0);
+  for (int32_t f = 0; f < task.num_facts; ++f) {
+    contrib_begin_[f + 1] = contrib_begin_[f];
+    if (s.fact_pred[f] < 0) continue;
+    require(f < pred_facts, "fact_pred names a fact without arguments");
+    const int32_t* args = task.spec.fact_args.data() + static_cast<ptrdiff_t>(f) * width;
+    uint64_t shape = mix(static_cast<uint64_t>(s.fact_pred[f]) + 1);
+    for (int32_t k = 0; k < width && args[k] >= 0; ++k) {
+      require(args[k] < task.num_objects, "fact argument out of range");
+      const int32_t c = class_of_[args[k]];
+      const uint64_t code = c >= 0 ? (uint64_t{1} << 40) + static_cast<uint64_t>(c)
+                                   : static_cast<uint64_t>(args[k]);
+      shape = mix(shape ^ (code + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(k + 1)));
+    }
+    for (int32_t k = 0; k < width && args[k] >= 0; ++k) {
+      if (class_of_[args[k]] < 0) continue;
+      contrib_object_.push_back(args[k]);
+      contrib_value_.push_back(mix(shape + static_cast<uint64_t>(k + 1)));
+      ++contrib_begin_[f + 1];
+    }
+    if (contrib_begin_[f + 1] > contrib_begin_[f]) set_bit(relevant_.data(), f, true);
+  }
+  require(s.template_orbit.size() == static_cast<size_t>(task.num_templates),
+          "template_orbit size");
+  check_csr(s.template_object_begin, static_cast<size_t>(task.num_templates),
+            s.template_objects.size(), "template_object_begin");
+  for (int32_t o : s.template_objects) {
+    require(o >= 0 && o < task.num_objects && class_of_[o] >= 0,
+            "template object is not a class member");
+  }
+  signature_.assign(static_cast<size_t>(task.num_objects), 0);
+}
+
+int32_t Canonicalizer::partner(int32_t pair, int32_t t) const {
+  const int32_t* first = spec_.pair_templates.data() + 2 * spec_.pair_template_begin[pair];
+  const int32_t count = spec_.pair_template_begin[pair + 1] - spec_.pair_template_begin[pair];
+  int32_t lo = 0, hi = count;
+  while (lo < hi) {
+    const int32_t mid = (lo + hi) / 2;
+    if (first[2 * mid] < t) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < count && first[2 * lo] == t ? first[2 * lo + 1] : t;
+}
+
+void Canonicalizer::apply_pair(int32_t pair, uint64_t* words, int32_t* counters) {
+  for (int32_t i = spec_.pair_fact_begin[pair]; i < spec_.pair_fact_begin[pair + 1]; ++i) {
+    const int32_t a = spec_.pair_facts[2 * i], b = spec_.pair_facts[2 * i + 1];
+    const bool va = test_bit(words, a), vb = test_bit(words, b);
+    if (va != vb) {
+      set_bit(words, a, vb);
+      set_bit(words, b, va);
+    }
+  }
+  const int32_t length = counters[1];
+  if (length == 0 || spec_.pair_template_begin[pair] == spec_.pair_template_begin[pair + 1]) {
+    return;
+  }
+  // Move the node words of every listed template that the pair renames to its partner: save
+  // them all first, since a template and its partner may both be listed.
+  renamed_.clear();
+  saved_words_.clear();
+  for (int32_t i = 0; i < length; ++i) {
+    const int32_t t = counters[2 + i];
+    const int32_t u = partner(pair, t);
+    if (u == t) continue;
+    renamed_.push_back(i);
+    const int32_t first = task_.node_offset + task_.spec.template_first[t];
+    saved_words_.insert(saved_words_.end(), counters + first,
+                        counters + first + task_.spec.template_count[t]);
+    std::fill(counters + first, counters + first + task_.spec.template_count[t], 0);
+  }
+  size_t k = 0;
+  for (int32_t i : renamed_) {
+    const int32_t t = counters[2 + i];
+    const int32_t u = partner(pair, t);
+    const int32_t first = task_.node_offset + task_.spec.template_first[u];
+    const int32_t count = task_.spec.template_count[u];
+    std::copy(saved_words_.begin() + static_cast<ptrdiff_t>(k),
+              saved_words_.begin() + static_cast<ptrdiff_t>(k + count), counters + first);
+    k += static_cast<size_t>(count);
+    counters[2 + i] = u;
+  }
+}
+
+void Canonicalizer::canonicalize(uint64_t* words, int32_t* counters,
+                                 std::vector<std::pair<int32_t, int32_t>>* swaps) {
+  if (empty()) return;
+  const SymmetrySpec& s = spec_;
+  for (int32_t o : s.class_objects) signature_[o] = 0;
+  for (int32_t w = 0; w < task_.num_words; ++w) {
+    for (uint64_t bits = words[w] & relevant_[w]; bits; bits &= bits - 1) {
+      const int32_t f = w * 64 + std::countr_zero(bits);
+      for (int32_t i = contrib_begin_[f]; i < contrib_begin_[f + 1]; ++i) {
+        signature_[contrib_object_[i]] += contrib_value_[i];
+      }
+    }
+  }
+  // Active special effects: their orbit, list position and progress words.
+  const int32_t length = counters[1];
+  for (int32_t i = 0; i < length; ++i) {
+    const int32_t t = counters[2 + i];
+    uint64_t h = mix(static_cast<uint64_t>(s.template_orbit[t]) * 1000003u +
+                     static_cast<uint64_t>(i));
+    const int32_t first = task_.node_offset + task_.spec.template_first[t];
+    for (int32_t n = 0; n < task_.spec.template_count[t]; ++n) {
+      h = mix(h ^ static_cast<uint32_t>(counters[first + n]));
+    }
+    for (int32_t j = s.template_object_begin[t]; j < s.template_object_begin[t + 1]; ++j) {
+      signature_[s.template_objects[j]] += h;
+    }
+  }
+  // Per class: sort roles by (signature, slot) and bring role order[q] to slot q.
+  for (int32_t c = 0; c < num_classes_; ++c) {
+    const int32_t* members = s.class_objects.data() + s.class_begin[c];
+    const int32_t k = s.class_begin[c + 1] - s.class_begin[c];
+    order_.resize(static_cast<size_t>(k));
+    for (int32_t q = 0; q < k; ++q) {  // insertion sort: stable, and k is small
+      int32_t r = q;
+      while (r > 0 && signature_[members[order_[r - 1]]] > signature_[members[q]]) {
+        order_[r] = order_[r - 1];
+        --r;
+      }
+      order_[r] = q;
+    }
+    role_.resize(static_cast<size_t>(k));
+    std::iota(role_.begin(), role_.end(), 0);
+    for (int32_t q = 0; q < k; ++q) {
+      if (role_[q] == order_[q]) continue;
+      int32_t r = q + 1;
+      while (role_[r] != order_[q]) ++r;
+      apply_pair(pair_base_[c] + q * k + r, words, counters);
+      std::swap(role_[q], role_[r]);
+      if (swaps != nullptr) swaps->emplace_back(members[q], members[r]);
+    }
+  }
+}
+
+}  // namespace robotouille
