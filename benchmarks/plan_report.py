@@ -16,6 +16,7 @@ import time
 
 import robotouille
 from robotouille import SearchLimitError
+from robotouille.planning import _HEURISTICS
 from workloads import domain_file, reference_root
 
 
@@ -23,7 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=10.0)
-    parser.add_argument("--heuristic", choices=("lmcut", "time"), default="lmcut")
+    parser.add_argument("--heuristic", choices=_HEURISTICS, default="projections")
     parser.add_argument("--datasets", default="synchronous,asynchronous")
     args = parser.parse_args()
     examples = reference_root() / "environments" / "env_generator" / "examples"

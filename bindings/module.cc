@@ -11,6 +11,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -159,27 +160,50 @@ void check_grounding(const Task& t, int32_t g) {
   if (g < 0 || g >= t.num_groundings) throw std::out_of_range("grounding id out of range");
 }
 
-// The symmetry tables from a dict of int lists (python/robotouille/symmetry.py); the
-// Canonicalizer validates their contents against the task.
-std::shared_ptr<const robotouille::SymmetrySpec> symmetry_spec(const nb::dict& d) {
-  auto spec = std::make_shared<robotouille::SymmetrySpec>();
-  auto field = [&](const char* name, std::vector<int32_t>& out) {
+// Copies the named int lists of a dict (a missing name is an error).
+void int_fields(const nb::dict& d, const char* what,
+                std::initializer_list<std::pair<const char*, std::vector<int32_t>*>> fields) {
+  for (const auto& [name, out] : fields) {
     if (!d.contains(name)) {
-      throw std::invalid_argument(std::string("symmetry tables: missing '") + name + "'");
+      throw std::invalid_argument(std::string(what) + " tables: missing '" + name + "'");
     }
-    out = nb::cast<std::vector<int32_t>>(d[name]);
-  };
-  field("class_begin", spec->class_begin);
-  field("class_objects", spec->class_objects);
-  field("pair_fact_begin", spec->pair_fact_begin);
-  field("pair_facts", spec->pair_facts);
-  field("pair_template_begin", spec->pair_template_begin);
-  field("pair_templates", spec->pair_templates);
-  field("fact_pred", spec->fact_pred);
-  field("template_orbit", spec->template_orbit);
-  field("template_object_begin", spec->template_object_begin);
-  field("template_objects", spec->template_objects);
-  return spec;
+    *out = nb::cast<std::vector<int32_t>>(d[name]);
+  }
+}
+
+// The symmetry tables (python/robotouille/symmetry.py); the Canonicalizer validates them.
+std::shared_ptr<const robotouille::SymmetrySpec> symmetry_spec(const nb::dict& d) {
+  auto s = std::make_shared<robotouille::SymmetrySpec>();
+  int_fields(d, "symmetry",
+             {{"class_begin", &s->class_begin},
+              {"class_objects", &s->class_objects},
+              {"pair_fact_begin", &s->pair_fact_begin},
+              {"pair_facts", &s->pair_facts},
+              {"pair_template_begin", &s->pair_template_begin},
+              {"pair_templates", &s->pair_templates},
+              {"fact_pred", &s->fact_pred},
+              {"template_orbit", &s->template_orbit},
+              {"template_object_begin", &s->template_object_begin},
+              {"template_objects", &s->template_objects}});
+  return s;
+}
+
+// The projection tables (python/robotouille/projections.py); the heuristic validates them.
+std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dict& d) {
+  auto s = std::make_shared<robotouille::ProjectionSpec>();
+  int_fields(d, "projection",
+             {{"objects", &s->objects},
+              {"fact_begin", &s->fact_begin},
+              {"facts", &s->facts},
+              {"template_begin", &s->template_begin},
+              {"templates", &s->templates},
+              {"grounding_begin", &s->grounding_begin},
+              {"groundings", &s->groundings},
+              {"costs", &s->costs},
+              {"hold_begin", &s->hold_begin},
+              {"hold_facts", &s->hold_facts},
+              {"key_vars", &s->key_vars}});
+  return s;
 }
 
 robotouille::SearchOptions search_options(const std::string& algorithm, const std::string& mode,
@@ -508,11 +532,15 @@ NB_MODULE(_core, m) {
       "search",
       [](const Task& t, WordsRow words, CountersRow counters, const std::string& algorithm,
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
-         int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry) {
+         int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
+         nb::object projections) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
         if (!symmetry.is_none()) o.symmetry = symmetry_spec(nb::cast<nb::dict>(symmetry));
+        if (!projections.is_none()) {
+          o.projections = projection_spec(nb::cast<nb::dict>(projections));
+        }
         // Polled from the searching thread with the GIL released: take it briefly to run
         // Python's signal handlers (Ctrl-C in the main thread) and the caller's cancel check.
         bool interrupted = false;
@@ -538,6 +566,7 @@ NB_MODULE(_core, m) {
         stats["state_bytes"] = r.stats.state_bytes;
         stats["pruned"] = r.stats.pruned;
         stats["initial_h"] = r.stats.initial_h;
+        stats["abstract_states"] = r.stats.abstract_states;
         stats["bound"] = r.stats.bound;
         stats["seconds"] = r.stats.seconds;
         return std::make_tuple(robotouille::status_name(r.status), r.plan, stats);
@@ -547,9 +576,11 @@ NB_MODULE(_core, m) {
       nb::arg("robots") = std::vector<int32_t>{}, nb::arg("max_states") = 0,
       nb::arg("max_memory_bytes") = 0, nb::arg("time_limit") = 0.0,
       nb::arg("cancel").none() = nb::none(), nb::arg("symmetry").none() = nb::none(),
+      nb::arg("projections").none() = nb::none(),
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
-      "of ints), or None. The GIL is released while searching.");
+      "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). The "
+      "GIL is released while searching.");
 
   m.def(
       "heuristic_value",

@@ -135,10 +135,13 @@ def test_bfs_and_astar_agree_on_the_original_files(name: str) -> None:
     bfs = robotouille.plan(env, "bfs")
     astar = robotouille.plan(env, "astar")
     time_only = robotouille.plan(env, "astar", heuristic="time")
-    assert bfs.length == astar.length == time_only.length
+    lmcut = robotouille.plan(env, "astar", heuristic="lmcut")
+    strongest = robotouille.plan(env, "astar", heuristic="all")
+    assert bfs.length == astar.length == time_only.length == lmcut.length == strongest.length
     assert astar.stats.expanded <= bfs.stats.expanded
     assert 0 < astar.stats.initial_h <= astar.length
-    for plan in (bfs, astar, time_only):
+    assert strongest.stats.initial_h == max(astar.stats.initial_h, lmcut.stats.initial_h)
+    for plan in (bfs, astar, time_only, lmcut, strongest):
         env.reset()
         replay(env, plan)
 
@@ -237,6 +240,8 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
         ("bfs", "lmcut", False),
         ("astar", "lmcut", True),
         ("astar", "time", True),
+        ("astar", "projections", True),
+        ("astar", "all", False),
     ):
         try:
             plan = robotouille.plan(
@@ -254,6 +259,7 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
             return
         results[algorithm, h, sym] = plan.length
         assert heuristic(env, lmcut=h == "lmcut") <= plan.length
+        assert plan.stats.initial_h <= plan.length
         state = env.get_state()
         replay(env, plan, structured=True)  # random domains may give two actions one text
         env.set_state(state)

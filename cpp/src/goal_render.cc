@@ -30,7 +30,9 @@ bool atoms_hold(const Task& task, const uint64_t* words, int32_t level, const in
 }
 
 // Depth-first search over the variable order; variables of one group take distinct values.
-bool extend(const Task& task, const uint64_t* words, int32_t depth, int32_t* assign) {
+// fixed (may be null): per variable, the only value it may take, or -1.
+bool extend(const Task& task, const uint64_t* words, int32_t depth, int32_t* assign,
+            const int32_t* fixed) {
   const TaskSpec& s = task.spec;
   const auto num_vars = static_cast<int32_t>(s.goal_order.size());
   if (depth == num_vars) return true;
@@ -38,6 +40,7 @@ bool extend(const Task& task, const uint64_t* words, int32_t depth, int32_t* ass
   const int32_t group = s.goal_var_group[var];
   for (int32_t c = s.goal_cand_begin[var]; c < s.goal_cand_begin[var + 1]; ++c) {
     const int32_t value = s.goal_candidates[c];
+    if (fixed != nullptr && fixed[var] >= 0 && fixed[var] != value) continue;
     bool taken = false;
     for (int32_t d = 0; d < depth && !taken; ++d) {
       const int32_t other = s.goal_order[d];
@@ -45,7 +48,8 @@ bool extend(const Task& task, const uint64_t* words, int32_t depth, int32_t* ass
     }
     if (taken) continue;
     assign[var] = value;
-    if (atoms_hold(task, words, depth + 1, assign) && extend(task, words, depth + 1, assign)) {
+    if (atoms_hold(task, words, depth + 1, assign) &&
+        extend(task, words, depth + 1, assign, fixed)) {
       return true;
     }
   }
@@ -64,6 +68,10 @@ void render_template(const Task& task, const TextTemplate& t, const int32_t* arg
 }  // namespace
 
 bool goal_reached(const Task& task, const uint64_t* words) {
+  return goal_reached_with(task, words, nullptr);
+}
+
+bool goal_reached_with(const Task& task, const uint64_t* words, const int32_t* fixed) {
   for (size_t a = 0; a + 1 < task.filter_begin.size(); ++a) {
     bool some = false;
     for (int32_t k = task.filter_begin[a]; k < task.filter_begin[a + 1] && !some; ++k) {
@@ -77,10 +85,10 @@ bool goal_reached(const Task& task, const uint64_t* words) {
   const size_t num_vars = task.spec.goal_order.size();
   if (num_vars <= kSmall) {
     int32_t assign[kSmall];
-    return extend(task, words, 0, assign);
+    return extend(task, words, 0, assign, fixed);
   }
   std::vector<int32_t> assign(num_vars, -1);
-  return extend(task, words, 0, assign.data());
+  return extend(task, words, 0, assign.data(), fixed);
 }
 
 std::string describe(const Task& task, const uint64_t* words, const int32_t* counters) {

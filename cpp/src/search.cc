@@ -284,6 +284,11 @@ class Searcher {
     root_words_ = words_;
     root_counters_ = counters_;
     if (canon_) canon_->canonicalize(words_.data(), counters_.data(), nullptr);
+    if (heuristic_ && options.projections) {
+      projection_ = std::make_unique<ProjectionHeuristic>(task, *options.projections,
+                                                          words_.data(), counters_.data());
+      stats_.abstract_states = projection_->abstract_states();
+    }
   }
 
   SearchResult run() {
@@ -524,6 +529,16 @@ class Searcher {
     return SearchStatus::kUnsolvable;
   }
 
+  // max(projection bound, DelayHeuristic); DelayHeuristic::kDeadEnd when either proves it.
+  int32_t evaluate(const uint64_t* words, const int32_t* counters) {
+    int32_t h = 0;
+    if (projection_) {
+      h = projection_->evaluate(words, counters);
+      if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
+    }
+    return std::max(h, heuristic_->evaluate(words, counters));
+  }
+
   void push_open(uint32_t id, int32_t g, int32_t f) {
     if (static_cast<size_t>(f) >= open_.size()) open_.resize(static_cast<size_t>(f) + 1);
     auto& by_g = open_[f];
@@ -532,7 +547,7 @@ class Searcher {
   }
 
   SearchStatus astar(uint32_t root, SearchResult& result) {
-    const int32_t h0 = heuristic_->evaluate(words_.data(), counters_.data());
+    const int32_t h0 = evaluate(words_.data(), counters_.data());
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
     h_.push_back(static_cast<uint16_t>(h0));
@@ -566,7 +581,7 @@ class Searcher {
           if (fresh) {
             const bool goal = (status & kStatusGoal) != 0;
             const int32_t h =
-                goal ? 0 : heuristic_->evaluate(next_words_.data(), next_counters_.data());
+                goal ? 0 : evaluate(next_words_.data(), next_counters_.data());
             parent_.push_back(id);
             action_.push_back(record_action(groundings, n));
             g_.push_back(static_cast<uint16_t>(child_g));
@@ -607,6 +622,7 @@ class Searcher {
   std::vector<IntVec> options_per_robot_;
   std::unique_ptr<DelayHeuristic> heuristic_;
   std::unique_ptr<Canonicalizer> canon_;
+  std::unique_ptr<ProjectionHeuristic> projection_;
   std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)
   std::vector<int32_t> root_counters_;
   std::map<IntVec, int32_t> grounding_ids_;  // (action, args) -> grounding, for extraction

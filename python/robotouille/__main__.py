@@ -22,7 +22,7 @@ from .domains import list_bundled_environments
 from .env import MODES, load
 from .errors import InvalidActionError, RobotouilleError, SearchLimitError
 from .generate import DEFAULT_MAX_ATTEMPTS, generate
-from .planning import plan
+from .planning import _HEURISTICS, plan
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -132,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     planner.add_argument("--domain", default=None, help="domain JSON file (default: bundled)")
     planner.add_argument("--mode", choices=MODES, default=None)
     planner.add_argument("--algorithm", choices=("astar", "bfs"), default="astar")
-    planner.add_argument("--heuristic", choices=("lmcut", "time"), default="lmcut")
+    planner.add_argument("--heuristic", choices=_HEURISTICS, default="projections")
     planner.add_argument("--max-states", type=int, default=None)
     planner.add_argument("--max-memory", type=int, default=None, help="bytes")
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")

@@ -22,12 +22,13 @@ from typing import Any, Literal
 from . import _core
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
+from .projections import find_projections
 from .symmetry import find_symmetries
 
 Algorithm = Literal["astar", "bfs"]
-Heuristic = Literal["lmcut", "time"]
+Heuristic = Literal["projections", "lmcut", "time", "all"]
 _ALGORITHMS = ("astar", "bfs")
-_HEURISTICS = ("lmcut", "time")
+_HEURISTICS = ("projections", "lmcut", "time", "all")
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class SearchStats:
         state_bytes: Bytes of one packed state.
         pruned: Successors dropped as dead ends (or because a creation pool ran out).
         initial_h: The heuristic's bound at the start state (0 for BFS).
+        abstract_states: States of the projection bound's abstractions (0 without it).
         bound: The deepest BFS layer or largest A* f value fully explored.
         seconds: Wall-clock time of the search.
     """
@@ -53,6 +55,7 @@ class SearchStats:
     state_bytes: int
     pruned: int
     initial_h: int
+    abstract_states: int
     bound: int
     seconds: float
 
@@ -129,6 +132,31 @@ def _symmetry_tables(env: Env) -> dict[str, list[int]]:
     return cache[fixed]
 
 
+_PROJECTION_FIELDS = (
+    "fact_begin",
+    "facts",
+    "template_begin",
+    "templates",
+    "grounding_begin",
+    "groundings",
+    "costs",
+    "hold_begin",
+    "hold_facts",
+)
+
+
+def _projection_tables(env: Env) -> dict[str, list[int]]:
+    """The projection bound's tables of the env's task, computed once per task."""
+    cache: dict[str, list[int]] = env.task.__dict__.get("_projection_tables", {})
+    if not cache:
+        tables = find_projections(env.task)
+        cache = {name: getattr(tables, name).tolist() for name in _PROJECTION_FIELDS}
+        cache["objects"] = list(tables.objects)
+        cache["key_vars"] = list(tables.key_vars)
+        env.task.__dict__["_projection_tables"] = cache
+    return cache
+
+
 def _run(
     env: Env,
     algorithm: str,
@@ -146,13 +174,19 @@ def _run(
         env._counters[0],
         algorithm=algorithm,
         mode=env.mode,
-        lmcut=heuristic == "lmcut",
+        lmcut=heuristic in ("lmcut", "all"),
         robots=list(env._robot_objects),
         max_states=int(max_states or 0),
         max_memory_bytes=int(max_memory_bytes or 0),
         time_limit=float(time_limit or 0.0),
         cancel=cancel,
         symmetry=_symmetry_tables(env) if symmetry else None,
+        projections=(
+            _projection_tables(env)
+            if algorithm == "astar" and heuristic in ("projections", "all")
+            and env.mode != "simultaneous"
+            else None
+        ),
     )
     stats = SearchStats(**raw)
     if status == "unsolvable":
@@ -175,7 +209,7 @@ def plan(
     env: Env,
     algorithm: Algorithm = "astar",
     *,
-    heuristic: Heuristic = "lmcut",
+    heuristic: Heuristic = "projections",
     max_states: int | None = None,
     max_memory_bytes: int | None = None,
     time_limit: float | None = None,
@@ -223,7 +257,7 @@ def plan_many(
     threads: int | None = None,
     algorithm: Algorithm = "astar",
     *,
-    heuristic: Heuristic = "lmcut",
+    heuristic: Heuristic = "projections",
     max_states: int | None = None,
     max_memory_bytes: int | None = None,
     time_limit: float | None = None,

@@ -70,6 +70,9 @@ int step(const Task& task, uint64_t* words, int32_t* counters, const int32_t* gr
 
 // Whether some injective assignment of the goal variables makes every goal atom true.
 bool goal_reached(const Task& task, const uint64_t* words);
+// The same, with the variables v where fixed[v] >= 0 bound to that object (fixed has one entry
+// per goal variable).
+bool goal_reached_with(const Task& task, const uint64_t* words, const int32_t* fixed);
 
 // The object part of the observation text (reference §6.1), without valid actions or goal,
 // in the state's object order when counters are given (see object_order).

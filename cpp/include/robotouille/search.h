@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "robotouille/projection.h"
 #include "robotouille/symmetry.h"
 #include "robotouille/task.h"
 
@@ -63,6 +64,9 @@ struct SearchOptions {
   Algorithm algorithm = Algorithm::kAstar;
   PlanMode mode = PlanMode::kCentralized;
   bool lmcut = true;             // A*: max(LM-cut, time) rather than the time bound alone
+  // A*: also the projection bound (projection.h), built from the start state; the heuristic
+  // is then the max of it and the bounds above.
+  std::shared_ptr<const ProjectionSpec> projections;
   std::vector<int32_t> robots;   // robot object ids in player order (turn-based, simultaneous)
   int64_t max_states = 0;        // 0: no limit
   int64_t max_memory_bytes = 0;  // 0: no limit
@@ -81,6 +85,7 @@ struct SearchStats {
   int64_t state_bytes = 0;    // bytes of one packed state
   int64_t pruned = 0;         // successors dropped: dead ends, exhausted creation pools
   int32_t initial_h = 0;
+  int64_t abstract_states = 0;  // states of the projection bound's abstractions
   int32_t bound = 0;          // largest f (A*) or depth (BFS) fully explored so far
   double seconds = 0;
 };

@@ -1,0 +1,102 @@
+/*
+ * The projection bound for A* (search.h): a sum, over projection objects, of exact goal
+ * distances in the task projected onto each object's facts, under a cost partition. See
+ * python/robotouille/projections.py for how the projections and the partition are chosen and
+ * why the sum never overestimates; this file only computes it.
+ *
+ * A projection keeps a set F of facts (at most 128) and a set T of special-effect templates
+ * (the ones about its object; they read and write only facts of F, and every template that
+ * writes a fact of F is in T). An abstract state is F's truth values plus the templates of T
+ * in the active list, in order, with their node words. A grounding applies when its
+ * preconditions that are in F hold; it then runs exactly as in the engine (immediate effects,
+ * templates started, one end-of-step pass), and the result is projected back (templates outside
+ * T are dropped: they touch no fact of F). Waiting (the end-of-step pass alone) costs 0. A
+ * grounding costs what the partition charges this projection (1, 0, or 1 only while the acting
+ * robot holds the object). The abstract goal: the real goal with every fact outside F taken as
+ * true (goal atoms are positive, so every real goal state projects into it).
+ *
+ * Key variables: goal variables that several objects' atoms share (the table a burger stands
+ * on) are fixed jointly. For each combination c of their values every projection gets its own
+ * distances d_o,c (the goal with the key variables bound to c), and the bound is
+ * min_c sum_o d_o,c: a real plan reaches the goal under some combination, and under it every
+ * projection's argument above holds.
+ *
+ * Construction enumerates the abstract states reachable from the search's start state (every
+ * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
+ * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
+ * distance up: a few hash lookups per state. A projection with more than max_states abstract
+ * states is dropped (it then adds 0).
+ *
+ * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
+ * and keeps scratch space, so one instance serves one thread.
+ */
+#ifndef ROBOTOUILLE_PROJECTION_H_
+#define ROBOTOUILLE_PROJECTION_H_
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "robotouille/task.h"
+
+namespace robotouille {
+
+// The tables python/robotouille/projections.py builds (see its ProjectionTables).
+struct ProjectionSpec {
+  IntVec objects;
+  IntVec fact_begin, facts;
+  IntVec template_begin, templates;
+  IntVec grounding_begin, groundings, costs;  // costs: 0, 1, or 2 (1 while holding)
+  IntVec hold_begin, hold_facts;              // (robot, fact) pairs
+  IntVec key_vars;  // goal variables enumerated jointly across the projections
+};
+
+class ProjectionHeuristic {
+ public:
+  static constexpr int32_t kDeadEnd = std::numeric_limits<int32_t>::max();
+
+  // Validates the tables (throws std::invalid_argument) and builds every projection from the
+  // given start state.
+  ProjectionHeuristic(const Task& task, const ProjectionSpec& spec, const uint64_t* words,
+                      const int32_t* counters, int64_t max_states = 2'000'000);
+
+  // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
+  int32_t evaluate(const uint64_t* words, const int32_t* counters);
+
+  int32_t num_projections() const { return static_cast<int32_t>(projections_.size()); }
+  int64_t abstract_states() const { return abstract_states_; }
+
+ private:
+  struct Projection {
+    IntVec facts;      // F, in bit order
+    IntVec templates;  // T, sorted
+    std::unordered_map<std::string, int32_t> ids;  // abstract key -> state id
+    std::vector<uint16_t> distance;                // [id * combos + c]; 0xFFFF: unreachable
+  };
+  struct Edge {
+    int32_t to;
+    int32_t cost;
+  };
+
+  // Appends the abstract key of (words, counters) under projection p to key_.
+  void project(const Projection& p, const uint64_t* words, const int32_t* counters);
+  bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
+             const int32_t* counters, int64_t max_states);
+
+  const Task& task_;
+  IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c
+  int32_t num_combos_ = 1;
+  IntVec key_vars_;
+  std::vector<int64_t> sums_;  // scratch: per combination
+  std::vector<Projection> projections_;
+  int64_t abstract_states_ = 0;
+  int64_t distance_entries_ = 0;
+  std::string key_;
+  IntVec template_local_;  // scratch: template -> index in the projection being used, or -1
+};
+
+}  // namespace robotouille
+
+#endif  // ROBOTOUILLE_PROJECTION_H_

@@ -1,0 +1,341 @@
+#include "robotouille/projection.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "robotouille/kernels.h"
+
+namespace robotouille {
+namespace {
+
+constexpr int32_t kMaxFacts = 128;
+constexpr uint16_t kUnreached = 0xFFFF;  // distances stay far below (plans of < 65535 steps)
+constexpr int64_t kMaxDistanceEntries = 48'000'000;  // all projections together: 96 MB
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("projection tables: " + what);
+}
+
+void check_csr(const IntVec& begin, size_t rows, size_t values, const std::string& name) {
+  require(begin.size() == rows + 1 && begin.front() == 0 &&
+              static_cast<size_t>(begin.back()) == values &&
+              std::is_sorted(begin.begin(), begin.end()),
+          name + " is not a valid offset array");
+}
+
+struct Bits {
+  uint64_t w[2] = {0, 0};
+  void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
+  bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1u; }
+};
+
+// A relevant grounding, restricted to the projection's facts.
+struct LocalAction {
+  int32_t grounding;
+  Bits need_true, need_false, hold;  // hold: the acting robot's hold facts (cost code 2)
+  std::vector<std::pair<int32_t, bool>> effects;  // (bit, value), in order
+  bool starts_template;                           // starts one of the projection's templates
+  int32_t cost;
+};
+
+}  // namespace
+
+ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec& spec,
+                                         const uint64_t* words, const int32_t* counters,
+                                         int64_t max_states)
+    : task_(task) {
+  const auto n = spec.objects.size();
+  check_csr(spec.fact_begin, n, spec.facts.size(), "fact_begin");
+  check_csr(spec.template_begin, n, spec.templates.size(), "template_begin");
+  check_csr(spec.grounding_begin, n, spec.groundings.size(), "grounding_begin");
+  require(spec.costs.size() == spec.groundings.size(), "costs and groundings differ in size");
+  check_csr(spec.hold_begin, n, spec.hold_facts.size() / 2, "hold_begin");
+  for (int32_t f : spec.facts) require(f >= 0 && f < task.num_facts, "fact out of range");
+  for (int32_t t : spec.templates) {
+    require(t >= 0 && t < task.num_templates, "template out of range");
+  }
+  for (int32_t g : spec.groundings) {
+    require(g >= 0 && g < task.num_groundings, "grounding out of range");
+  }
+  for (int32_t c : spec.costs) require(c >= 0 && c <= 2, "cost code out of range");
+  for (size_t i = 0; i < spec.hold_facts.size(); i += 2) {
+    require(spec.hold_facts[i] >= 0 && spec.hold_facts[i] < task.num_objects,
+            "hold robot out of range");
+    require(spec.hold_facts[i + 1] >= 0 && spec.hold_facts[i + 1] < task.num_facts,
+            "hold fact out of range");
+  }
+  for (size_t p = 0; p < n; ++p) {
+    require(spec.fact_begin[p + 1] - spec.fact_begin[p] <= kMaxFacts,
+            "a projection has more than 128 facts");
+  }
+  // Combinations of the key variables' candidates (distinct within a group), at most 4096.
+  const TaskSpec& s = task.spec;
+  const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
+  for (int32_t v : spec.key_vars) {
+    require(v >= 0 && v < num_vars, "key variable out of range");
+    require(s.goal_cand_begin[v + 1] > s.goal_cand_begin[v], "key variable has no candidate");
+  }
+  const auto keys = static_cast<int32_t>(spec.key_vars.size());
+  IntVec pick(static_cast<size_t>(keys), 0);
+  num_combos_ = 0;
+  for (bool more = true; more;) {
+    bool distinct = true;
+    for (int32_t a = 0; a < keys; ++a) {
+      for (int32_t b = 0; b < a; ++b) {
+        const int32_t va = spec.key_vars[a], vb = spec.key_vars[b];
+        distinct = distinct && !(s.goal_var_group[va] == s.goal_var_group[vb] &&
+                                 s.goal_candidates[s.goal_cand_begin[va] + pick[a]] ==
+                                     s.goal_candidates[s.goal_cand_begin[vb] + pick[b]]);
+      }
+    }
+    if (distinct) {
+      for (int32_t k = 0; k < keys; ++k) {
+        combos_.push_back(s.goal_candidates[s.goal_cand_begin[spec.key_vars[k]] + pick[k]]);
+      }
+      require(++num_combos_ <= 4096, "more than 4096 key combinations");
+    }
+    int32_t k = 0;
+    while (k < keys) {
+      const int32_t v = spec.key_vars[k];
+      if (++pick[k] < s.goal_cand_begin[v + 1] - s.goal_cand_begin[v]) break;
+      pick[k++] = 0;
+    }
+    more = k < keys;
+  }
+  key_vars_ = spec.key_vars;
+  sums_.assign(static_cast<size_t>(num_combos_), 0);
+  template_local_.assign(static_cast<size_t>(task.num_templates), -1);
+  for (size_t p = 0; p < n; ++p) build(spec, static_cast<int32_t>(p), words, counters, max_states);
+}
+
+void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
+                                  const int32_t* counters) {
+  Bits bits;
+  for (size_t i = 0; i < p.facts.size(); ++i) {
+    if (test_bit(words, p.facts[i])) bits.set(static_cast<int32_t>(i));
+  }
+  key_.assign(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+  if (p.templates.empty()) return;
+  for (int32_t i = 0; i < counters[1]; ++i) {
+    const int32_t t = counters[2 + i];
+    if (!std::binary_search(p.templates.begin(), p.templates.end(), t)) continue;
+    key_.append(reinterpret_cast<const char*>(&t), 4);
+    const int32_t first = task_.node_offset + task_.spec.template_first[t];
+    key_.append(reinterpret_cast<const char*>(counters + first),
+                4 * static_cast<size_t>(task_.spec.template_count[t]));
+  }
+}
+
+bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
+                                const int32_t* counters, int64_t max_states) {
+  const TaskSpec& s = task_.spec;
+  Projection p;
+  p.facts.assign(spec.facts.begin() + spec.fact_begin[index],
+                 spec.facts.begin() + spec.fact_begin[index + 1]);
+  p.templates.assign(spec.templates.begin() + spec.template_begin[index],
+                     spec.templates.begin() + spec.template_begin[index + 1]);
+  std::sort(p.templates.begin(), p.templates.end());
+  std::vector<int16_t> bit_of(static_cast<size_t>(task_.num_facts), -1);
+  for (size_t i = 0; i < p.facts.size(); ++i) bit_of[p.facts[i]] = static_cast<int16_t>(i);
+  for (int32_t t : p.templates) template_local_[t] = 1;
+
+  std::vector<LocalAction> actions;
+  for (int32_t j = spec.grounding_begin[index]; j < spec.grounding_begin[index + 1]; ++j) {
+    LocalAction a;
+    a.grounding = spec.groundings[j];
+    a.cost = spec.costs[j];
+    const int32_t g = a.grounding;
+    for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
+      if (bit_of[s.pre_pos[k]] >= 0) a.need_true.set(bit_of[s.pre_pos[k]]);
+    }
+    for (int32_t k = s.pre_neg_begin[g]; k < s.pre_neg_begin[g + 1]; ++k) {
+      if (bit_of[s.pre_neg[k]] >= 0) a.need_false.set(bit_of[s.pre_neg[k]]);
+    }
+    for (int32_t k = s.eff_begin[g]; k < s.eff_begin[g + 1]; ++k) {
+      if (bit_of[s.eff_fact[k]] >= 0) a.effects.emplace_back(bit_of[s.eff_fact[k]], s.eff_value[k] != 0);
+    }
+    a.starts_template = false;
+    for (int32_t k = s.sfx_begin[g]; k < s.sfx_begin[g + 1]; ++k) {
+      a.starts_template = a.starts_template || template_local_[s.sfx_template[k]] >= 0;
+    }
+    if (a.cost == 2) {
+      for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
+        const int32_t robot = spec.hold_facts[2 * k], fact = spec.hold_facts[2 * k + 1];
+        if (robot == s.owner[g] && bit_of[fact] >= 0) a.hold.set(bit_of[fact]);
+      }
+    }
+    actions.push_back(std::move(a));
+  }
+  for (int32_t t : p.templates) template_local_[t] = -1;
+
+  // Forward enumeration. Abstract states are keys (see project()); the engine runs on scratch
+  // full states that are zero outside F and T.
+  std::vector<std::string> keys_list;
+  std::unordered_map<std::string, int32_t> ids;
+  std::vector<Edge> edges;
+  IntVec edge_begin{0};
+  std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
+  IntVec work_counters(static_cast<size_t>(task_.num_counters));
+  auto intern = [&]() -> int32_t {
+    const auto found = ids.find(key_);
+    if (found != ids.end()) return found->second;
+    const auto id = static_cast<int32_t>(keys_list.size());
+    ids.emplace(key_, id);
+    keys_list.push_back(key_);
+    return id;
+  };
+  auto materialize = [&](const std::string& key) {
+    std::fill(work.begin(), work.end(), 0);
+    std::fill(work_counters.begin(), work_counters.end(), 0);
+    Bits bits;
+    std::memcpy(bits.w, key.data(), sizeof(bits.w));
+    for (size_t i = 0; i < p.facts.size(); ++i) {
+      if (bits.test(static_cast<int32_t>(i))) set_bit(work.data(), p.facts[i], true);
+    }
+    size_t at = sizeof(bits.w);
+    int32_t length = 0;
+    while (at < key.size()) {
+      int32_t t;
+      std::memcpy(&t, key.data() + at, 4);
+      at += 4;
+      work_counters[2 + length++] = t;
+      const int32_t first = task_.node_offset + s.template_first[t];
+      const auto bytes = 4 * static_cast<size_t>(s.template_count[t]);
+      std::memcpy(work_counters.data() + first, key.data() + at, bytes);
+      at += bytes;
+    }
+    work_counters[1] = length;
+  };
+  project(p, words, counters);
+  intern();
+  for (size_t id = 0; id < keys_list.size(); ++id) {
+    if (static_cast<int64_t>(keys_list.size()) > max_states) return false;
+    const std::string key = keys_list[id];
+    Bits bits;
+    std::memcpy(bits.w, key.data(), sizeof(bits.w));
+    const bool timers = key.size() > sizeof(bits.w);
+    for (const LocalAction& a : actions) {
+      if ((bits.w[0] & a.need_true.w[0]) != a.need_true.w[0] ||
+          (bits.w[1] & a.need_true.w[1]) != a.need_true.w[1] ||
+          (bits.w[0] & a.need_false.w[0]) || (bits.w[1] & a.need_false.w[1])) {
+        continue;
+      }
+      const int32_t cost =
+          a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
+                      : a.cost;
+      if (!timers && !a.starts_template) {
+        Bits next = bits;
+        for (const auto& [bit, value] : a.effects) {
+          const uint64_t m = uint64_t{1} << (bit & 63);
+          next.w[bit >> 6] = value ? (next.w[bit >> 6] | m) : (next.w[bit >> 6] & ~m);
+        }
+        key_.assign(reinterpret_cast<const char*>(next.w), sizeof(next.w));
+      } else {
+        materialize(key);
+        // Not step(): it would check the preconditions outside F, which are unknown here.
+        apply_grounding(task_, work.data(), work_counters.data(), a.grounding);
+        end_step(task_, work.data(), work_counters.data());
+        project(p, work.data(), work_counters.data());
+      }
+      const int32_t to = intern();
+      if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
+    }
+    if (timers) {  // waiting: one end-of-step pass
+      materialize(key);
+      end_step(task_, work.data(), work_counters.data());
+      project(p, work.data(), work_counters.data());
+      const int32_t to = intern();
+      if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
+    }
+    edge_begin.push_back(static_cast<int32_t>(edges.size()));
+  }
+
+  // Backward 0-1 breadth-first search from the abstract goal states.
+  const auto count = static_cast<int32_t>(keys_list.size());
+  IntVec reverse_begin(static_cast<size_t>(count) + 1, 0), reverse_from(edges.size());
+  for (const Edge& e : edges) ++reverse_begin[e.to + 1];
+  for (int32_t i = 0; i < count; ++i) reverse_begin[i + 1] += reverse_begin[i];
+  {
+    IntVec fill(reverse_begin.begin(), reverse_begin.end() - 1);
+    for (int32_t from = 0; from < count; ++from) {
+      for (int32_t e = edge_begin[from]; e < edge_begin[from + 1]; ++e) {
+        reverse_from[fill[edges[e].to]++] = e;
+      }
+    }
+  }
+  IntVec source_of(edges.size());
+  for (int32_t from = 0; from < count; ++from) {
+    for (int32_t e = edge_begin[from]; e < edge_begin[from + 1]; ++e) source_of[e] = from;
+  }
+  std::vector<uint64_t> optimistic(static_cast<size_t>(task_.num_words), ~uint64_t{0});
+  if (task_.num_facts % 64 != 0) {
+    optimistic.back() = (uint64_t{1} << (task_.num_facts % 64)) - 1;
+  }
+  distance_entries_ += static_cast<int64_t>(count) * num_combos_;
+  if (distance_entries_ > kMaxDistanceEntries) return false;
+  p.distance.assign(static_cast<size_t>(count) * num_combos_, kUnreached);
+  IntVec fixed(task_.spec.goal_var_group.size(), -1);
+  std::deque<int32_t> queue;
+  const auto keys = static_cast<int32_t>(key_vars_.size());
+  for (int32_t c = 0; c < num_combos_; ++c) {
+    for (int32_t k = 0; k < keys; ++k) fixed[key_vars_[k]] = combos_[c * keys + k];
+    auto dist = [&](int32_t id) -> uint16_t& {
+      return p.distance[static_cast<size_t>(id) * num_combos_ + c];
+    };
+    for (int32_t id = 0; id < count; ++id) {
+      Bits bits;
+      std::memcpy(bits.w, keys_list[id].data(), sizeof(bits.w));
+      for (size_t i = 0; i < p.facts.size(); ++i) {
+        set_bit(optimistic.data(), p.facts[i], bits.test(static_cast<int32_t>(i)));
+      }
+      if (goal_reached_with(task_, optimistic.data(), fixed.data())) {
+        dist(id) = 0;
+        queue.push_back(id);
+      }
+    }
+    while (!queue.empty()) {
+      const int32_t v = queue.front();
+      queue.pop_front();
+      for (int32_t r = reverse_begin[v]; r < reverse_begin[v + 1]; ++r) {
+        const int32_t e = reverse_from[r];
+        const int32_t u = source_of[e];
+        const int32_t d = dist(v) + edges[e].cost;
+        if (d < dist(u)) {
+          dist(u) = static_cast<uint16_t>(d);
+          if (edges[e].cost == 0) {
+            queue.push_front(u);
+          } else {
+            queue.push_back(u);
+          }
+        }
+      }
+    }
+  }
+  p.ids = std::move(ids);
+  abstract_states_ += count;
+  projections_.push_back(std::move(p));
+  return true;
+}
+
+int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
+  std::fill(sums_.begin(), sums_.end(), 0);
+  for (const Projection& p : projections_) {
+    project(p, words, counters);
+    const auto found = p.ids.find(key_);
+    if (found == p.ids.end()) continue;  // not reached from the start state: 0 is safe
+    const uint16_t* d = p.distance.data() + static_cast<size_t>(found->second) * num_combos_;
+    for (int32_t c = 0; c < num_combos_; ++c) {
+      sums_[c] += d[c] == kUnreached ? int64_t{1} << 40 : d[c];
+    }
+  }
+  int64_t best = int64_t{1} << 40;
+  for (int32_t c = 0; c < num_combos_; ++c) best = std::min(best, sums_[c]);
+  if (best >= int64_t{1} << 40) return projections_.empty() ? 0 : kDeadEnd;
+  return static_cast<int32_t>(best);
+}
+
+}  // namespace robotouille

@@ -1,0 +1,363 @@
+"""Per-object projections with a cost partition: an admissible bound that counts carries.
+
+The delete relaxation behind LM-cut lets a robot stand at every station at once and carry
+everything together, so it misses most of the cost of a kitchen task: every item that changes
+place is picked up, carried (a move while holding it) and put down, one at a time. This bound
+keeps exactly that: for each *projection object* ``o`` it solves, exactly, the task projected
+onto ``o``'s facts and the robots' positions, and it sums the results.
+
+Projection objects are the non-robot objects that can be the subject (first argument) of a goal
+atom and that always exist. For each, ``P_o`` holds the mutable facts about ``o`` whose other
+arguments are robots or non-projection objects (e.g. ``item_at(o, table3)``, ``iscut(o)``,
+``has_item(robot1, o)``), the robots' position facts (a robot with a non-projection object, e.g.
+``loc(robot1, table3)``) when ``o`` can be held, and every fact that the special effects about
+``o`` read or write (so their timers and conditions behave exactly). The projected task checks
+only preconditions in ``P_o``, so every real plan maps to a projected plan.
+
+Costs are partitioned so that the sum stays admissible: every grounding is charged to at most
+one projection object, the one it holds (a fact relating the acting robot and ``o`` in its
+preconditions or effects: pick, place, stack, add-to), else the first projection object whose
+facts it changes (cut, cook). A grounding charged to nobody that moves a robot (changes a fact of
+a robot and no projection object's fact) costs 1 in the projection of the object that robot
+holds, if any. That needs: a robot holds at most one projection object at a time. This module
+proves it (an invariant over a "free hand" fact such as ``nothing(robot1)``) or else charges
+moves to nobody. So in every real step the charges sum to at most 1, every projected plan costs
+at most the real plan, and the sum of the projections' optimal costs never overestimates.
+
+The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
+search's start state and computes its goal distances.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .compile import CompiledTask
+
+IntArray = npt.NDArray[np.int64]
+
+MAX_FACTS = 128
+"""A projection keeps at most this many facts (two machine words); larger ones are dropped."""
+
+
+@dataclass(frozen=True)
+class ProjectionTables:
+    """Flat tables for ``_core.search`` (see the module docstring).
+
+    Attributes:
+        objects: The projection objects that got a projection, in order.
+        fact_begin: CSR offsets of ``facts``, one row per projection.
+        facts: Each projection's facts ``P_o``.
+        template_begin: CSR offsets of ``templates``.
+        templates: Each projection's special-effect templates (the ones about ``o``).
+        grounding_begin: CSR offsets of ``groundings`` and ``costs``.
+        groundings: Each projection's relevant groundings (those that change a fact of
+            ``P_o`` or start one of its templates).
+        costs: Per relevant grounding: 1 if charged to ``o``, 2 if it moves a robot that
+            costs 1 while that robot holds ``o``, else 0.
+        hold_begin: CSR offsets of ``hold_facts``.
+        hold_facts: Per projection: the facts meaning "robot r holds o", as (robot, fact).
+        key_vars: Goal variables that several projections' atoms share (e.g. the table a
+            burger stands on), fixed jointly: the bound is the least sum over their values.
+    """
+
+    objects: list[int]
+    fact_begin: IntArray
+    facts: IntArray
+    template_begin: IntArray
+    templates: IntArray
+    grounding_begin: IntArray
+    groundings: IntArray
+    costs: IntArray
+    hold_begin: IntArray
+    hold_facts: IntArray
+    key_vars: list[int]
+
+
+MAX_KEY_COMBINATIONS = 512
+"""Key variables are added (most shared first) while their value combinations stay below this."""
+
+
+def _key_variables(task: CompiledTask) -> list[int]:
+    """Goal variables that appear, not as the subject, in atoms about different subjects."""
+    subjects: dict[int, set[tuple[int, int]]] = {}
+    for _, args in task.goal_atoms:
+        if not args:
+            continue
+        subject = (args[0][0], args[0][1])
+        for is_var, value, _, _ in args[1:]:
+            if is_var:
+                subjects.setdefault(value, set()).add(subject)
+    shared = sorted(
+        (v for v, s in subjects.items() if len(s) >= 2 and task.goal_candidates[v]),
+        key=lambda v: (-len(subjects[v]), v),
+    )
+    keys: list[int] = []
+    combos = 1
+    for v in shared:
+        if combos * len(task.goal_candidates[v]) <= MAX_KEY_COMBINATIONS:
+            keys.append(v)
+            combos *= len(task.goal_candidates[v])
+    return keys
+
+
+class _TaskView:
+    """What the projections need from a compiled task, indexed for quick queries."""
+
+    def __init__(self, task: CompiledTask) -> None:
+        self.task = task
+        self.num_pred = task.num_pred_facts
+        self.fact_args = task.fact_args
+        static = np.array([p.name in task.static for p in task.domain.predicates], bool)
+        fact_pred = np.searchsorted(np.asarray(task.pred_base), np.arange(self.num_pred), "right")
+        self.mutable = ~static[fact_pred - 1]
+        self.robots = {task.object_index[r] for r in task.problem.players}
+        self.pre_pos = _rows(task.pre_pos)
+        self.pre_neg = _rows(task.pre_neg)
+        self.eff = _rows(task.eff_fact)
+        self.eff_value = _rows((task.eff_fact[0], task.eff_value[1]))
+        self.sfx = _rows(task.sfx_templates)
+        nodes, lits = task.nodes, task.literals
+        # Per template: the facts its nodes write and read, and whether it creates or deletes.
+        self.template_facts: list[set[int]] = []
+        self.template_writes: list[set[int]] = []
+        self.template_plain: list[bool] = []
+        for t, first in enumerate(task.template_first):
+            facts: set[int] = set()
+            writes: set[int] = set()
+            plain = True
+            for n in range(first, first + task.template_count[t]):
+                if nodes.type[n] in (3, 4):  # creation, deletion
+                    plain = False
+                cond = nodes.cond_begin[n]
+                if nodes.type[n] == 4:  # a deletion clears every fact of the deleted object
+                    gone = nodes.delete_object[n]
+                    writes |= set(np.flatnonzero((task.fact_args == gone).any(axis=1)).tolist())
+                for i in range(nodes.fx_begin[n], nodes.fx_begin[n + 1]):
+                    stride = lits.created_stride[i]
+                    if stride:  # about a created object: any object of the group's pool
+                        group = nodes.create_group[n]
+                        slots = (
+                            task.group_slots[group]
+                            if group >= 0
+                            else [o for g in task.group_slots for o in g]
+                        )
+                        writes |= {lits.fact[i] + stride * int(task.typepos[o]) for o in slots}
+                        plain = False
+                        continue
+                    if lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]]:
+                        plain = False
+                    facts.add(lits.fact[i])
+                    if i < cond:
+                        writes.add(lits.fact[i])
+            self.template_facts.append(facts)
+            self.template_writes.append(writes)
+            self.template_plain.append(plain)
+
+    def args(self, fact: int) -> list[int]:
+        if fact >= self.num_pred:
+            return []
+        return [int(o) for o in self.fact_args[fact] if o >= 0]
+
+
+def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
+    begin, values = csr
+    return [values[begin[i] : begin[i + 1]].tolist() for i in range(len(begin) - 1)]
+
+
+def _projection_objects(task: CompiledTask, view: _TaskView) -> list[int]:
+    subjects: set[int] = set()
+    for _, args in task.goal_atoms:
+        if not args:
+            continue
+        is_var, value, _, _ = args[0]
+        if is_var:
+            subjects.update(c for c in task.goal_candidates[value] if c < len(task.objects))
+        elif value < len(task.objects):
+            subjects.add(value)
+    return sorted(o for o in subjects if not task.may_vanish[o] and o not in view.robots)
+
+
+def _hold_facts(view: _TaskView, projected: set[int]) -> dict[int, list[tuple[int, int]]]:
+    """Per projection object: (robot, fact) for the mutable 2-ary facts relating them."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    for f in np.flatnonzero(view.mutable).tolist():
+        args = view.args(f)
+        if len(args) != 2:
+            continue
+        robot = [a for a in args if a in view.robots]
+        other = [a for a in args if a in projected]
+        if len(robot) == 1 and len(other) == 1:
+            out.setdefault(other[0], []).append((robot[0], f))
+    return out
+
+
+def _one_hand(view: _TaskView, hold: dict[int, list[tuple[int, int]]]) -> bool:
+    """Whether each robot provably holds at most one projection object at a time.
+
+    Proof by induction over steps: for each robot r there is a fact free(r) (about r alone) such
+    that exactly one of free(r) and r's hold facts is true initially, and every grounding that
+    makes one of them true requires and deletes another of them (so the count stays one). No
+    special effect writes them, and deletions cannot clear them (projection objects never
+    vanish; robots never do).
+    """
+    task = view.task
+    initial = task.initial_bits
+    for robot in view.robots:
+        held = {f for facts in hold.values() for r, f in facts if r == robot}
+        if not held:
+            continue
+        candidates = [f for f in np.flatnonzero(view.mutable).tolist() if view.args(f) == [robot]]
+        if not any(_group_invariant(view, held | {free}, initial) for free in candidates):
+            return False
+    return True
+
+
+def _group_invariant(view: _TaskView, group: set[int], initial: npt.NDArray[np.bool_]) -> bool:
+    if sum(bool(initial[f]) for f in group) != 1:
+        return False
+    if any(view.template_writes[t] & group for t in range(len(view.template_writes))):
+        return False
+    for g in range(len(view.eff)):
+        effects = dict(zip(view.eff[g], view.eff_value[g]))  # the last write wins
+        added = [f for f, v in effects.items() if v and f in group]
+        deleted = [f for f, v in effects.items() if not v and f in group]
+        if not added and not deleted:
+            continue
+        required = [f for f in view.pre_pos[g] if f in group]
+        # One group fact required and deleted, exactly one added (or none touched at all).
+        if len(added) != 1 or len(required) != 1 or required[0] not in deleted:
+            return False
+        if any(f not in required for f in deleted):
+            return False
+    return True
+
+
+def _charges(
+    view: _TaskView, projected: list[int], hold: dict[int, list[tuple[int, int]]]
+) -> tuple[list[int], set[int]]:
+    """Per grounding, the projection object it is charged to (-1: none); the robot movers."""
+    task = view.task
+    projected_set = set(projected)
+    hold_fact_object = {f: o for o, facts in hold.items() for _, f in facts}
+    charged: list[int] = []
+    movers: set[int] = set()
+    for g in range(len(view.eff)):
+        held = [
+            hold_fact_object[f] for f in (*view.pre_pos[g], *view.eff[g]) if f in hold_fact_object
+        ]
+        if held:
+            charged.append(held[0])
+            continue
+        changed = set(view.eff[g])
+        for t in view.sfx[g]:
+            changed |= view.template_writes[t]
+        touched = {a for f in changed for a in view.args(f)}
+        args = [int(a) for a in task.grounding_args[g] if a >= 0]
+        first = next((a for a in args if a in projected_set and a in touched), -1)
+        charged.append(first)
+        if first < 0 and touched & view.robots and not touched & projected_set:
+            movers.add(g)
+    return charged, movers
+
+
+def find_projections(task: CompiledTask) -> ProjectionTables:
+    """The projections of ``task`` and their cost partition (see the module docstring).
+
+    Args:
+        task: The compiled task.
+
+    Returns:
+        The tables; objects whose projection would exceed :data:`MAX_FACTS` facts, or whose
+        special effects create or delete objects, get none (they add 0 to the bound).
+    """
+    view = _TaskView(task)
+    projected = _projection_objects(task, view)
+    projected_set = set(projected)
+    hold = _hold_facts(view, projected_set)
+    if not _one_hand(view, hold):
+        hold = {}
+    charged, movers = _charges(view, projected, hold)
+    robot_place = [
+        f
+        for f in np.flatnonzero(view.mutable).tolist()
+        if view.args(f)
+        and any(a in view.robots for a in view.args(f))
+        and all(a not in projected_set for a in view.args(f))
+        and any(a not in view.robots for a in view.args(f))
+    ]
+    objects: list[int] = []
+    rows: list[tuple[list[int], list[int], list[int], list[int], list[int]]] = []
+    for o in projected:
+        # o's facts with robots and non-projection objects, and with other projection objects
+        # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
+        facts = {
+            f
+            for f in np.flatnonzero(view.mutable).tolist()
+            if o in view.args(f)
+            and (
+                view.args(f)[0] == o or all(a == o or a not in projected_set for a in view.args(f))
+            )
+        }
+        if o in hold:
+            facts |= set(robot_place)
+        templates = {
+            t for t, tf in enumerate(view.template_facts) if any(o in view.args(f) for f in tf)
+        }
+        # Close under the templates: their facts are in P_o, and every template that writes a
+        # fact of P_o is one of them.
+        while True:
+            for t in templates:
+                facts |= view.template_facts[t]
+            more = {
+                t
+                for t, writes in enumerate(view.template_writes)
+                if t not in templates and writes & facts
+            }
+            if not more:
+                break
+            templates |= more
+        if len(facts) > MAX_FACTS or not all(view.template_plain[t] for t in templates):
+            continue
+        relevant = [
+            g
+            for g in range(len(view.eff))
+            if set(view.eff[g]) & facts or set(view.sfx[g]) & templates
+        ]
+        costs = [
+            1 if charged[g] == o else (2 if g in movers and o in hold else 0) for g in relevant
+        ]
+        holds = [x for r, f in hold.get(o, []) for x in (r, f)]
+        objects.append(o)
+        rows.append((sorted(facts), sorted(templates), relevant, costs, holds))
+
+    def csr(column: int) -> tuple[IntArray, IntArray]:
+        parts = [row[column] for row in rows]
+        begin = np.cumsum([0, *(len(p) for p in parts)]).astype(np.int64)
+        return begin, np.array([x for p in parts for x in p], np.int64)
+
+    fact_begin, facts_flat = csr(0)
+    template_begin, templates_flat = csr(1)
+    grounding_begin, groundings_flat = csr(2)
+    _, costs_flat = csr(3)
+    hold_begin, hold_flat = csr(4)
+    hold_begin //= 2
+    return ProjectionTables(
+        objects=objects,
+        fact_begin=fact_begin,
+        facts=facts_flat,
+        template_begin=template_begin,
+        templates=templates_flat,
+        grounding_begin=grounding_begin,
+        groundings=groundings_flat,
+        costs=costs_flat,
+        hold_begin=hold_begin,
+        hold_facts=hold_flat,
+        key_vars=_key_variables(task),
+    )
+
+
+__all__ = ["MAX_FACTS", "ProjectionTables", "find_projections"]

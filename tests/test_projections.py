@@ -1,0 +1,132 @@
+"""The projection bound (python/robotouille/projections.py, cpp/.../projection.h).
+
+Admissibility is what matters: the bound never exceeds the true number of steps to go. It is
+checked here along optimal plans of original files (every state on the plan), and on hundreds
+of random problems by test_planning's hypothesis test (A* with it == BFS == a plain Python
+BFS). The other tests check the pieces the argument rests on: which objects get projections,
+the one-hand invariant behind charging moves, the shared goal variables, and that malformed
+tables are refused.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+import robotouille
+from robotouille import _core
+from robotouille.domains import default_domain_path
+from robotouille.planning import _projection_tables
+from robotouille.projections import (
+    _hold_facts,
+    _one_hand,
+    _projection_objects,
+    _TaskView,
+    find_projections,
+)
+
+from .conftest import SHARED
+from .test_planning import replay
+
+EXAMPLES = SHARED / "reference" / "robotouille" / "environments" / "env_generator" / "examples"
+needs_shared = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="../shared is not available")
+
+
+def bound(env: robotouille.Env, **tables: Any) -> int:
+    """The A* bound at the env's state: max(projections, time bound)."""
+    _, _, stats = _core.search(
+        env.task.core,
+        env._words[0],
+        env._counters[0],
+        lmcut=False,
+        max_states=1,
+        projections=tables or _projection_tables(env),
+    )
+    value: int = stats["initial_h"]
+    return value
+
+
+def test_projection_objects_and_the_one_hand_invariant_of_the_bundled_task() -> None:
+    env = robotouille.load("cheese_sandwich")
+    task = env.task
+    tables = find_projections(task)
+    names = sorted(task.objects[o].name for o in tables.objects)
+    assert names == ["bread1", "bread2", "cheese1"]
+    view = _TaskView(task)
+    hold = _hold_facts(view, set(_projection_objects(task, view)))
+    assert {task.fact_name(f) for facts in hold.values() for _, f in facts} == {
+        "has_item(robot1,bread1)",
+        "has_item(robot1,bread2)",
+        "has_item(robot1,cheese1)",
+    }
+    assert _one_hand(view, hold)
+    # Moves are charged while holding (cost code 2), picks and places to their item.
+    moves = [
+        c
+        for g, c in zip(tables.groundings, tables.costs)
+        if task.grounding_name(int(g))[0] == "move"
+    ]
+    assert set(moves) == {2}
+
+
+def test_a_hand_that_can_hold_two_things_gets_no_move_charges() -> None:
+    domain = json.loads(default_domain_path().read_text())
+    pick = next(a for a in domain["action_defs"] if a["name"] == "pick-up-item")
+    # Picking no longer needs (or uses up) a free hand: two items can be held at once.
+    pick["precons"] = [p for p in pick["precons"] if p["predicate"] != "nothing"]
+    pick["immediate_fx"] = [p for p in pick["immediate_fx"] if p["predicate"] != "nothing"]
+    env2 = robotouille.load("cheese_sandwich", domain)
+    tables = find_projections(env2.task)
+    assert 2 not in set(tables.costs.tolist())
+    plan = robotouille.plan(env2)
+    assert plan.stats.initial_h <= plan.length
+    replay(env2, plan)
+
+
+@needs_shared
+def test_the_table_of_a_burger_is_a_key_variable() -> None:
+    env = robotouille.load(EXAMPLES / "synchronous" / "6_lettuce_tomato_cheeseburger.json")
+    tables = find_projections(env.task)
+    variables = env.task.problem.goal.variables
+    assert [variables[v].candidates[0].rstrip("0123456789") for v in tables.key_vars] == ["table"]
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    "name",
+    [
+        "synchronous/2_lettuce_tomato_sandwich.json",
+        "synchronous/5_double_cheeseburger.json",
+        "asynchronous/1_lettuce_chicken_sandwich.json",
+        "asynchronous/5_potato_soup.json",
+    ],
+)
+def test_the_bound_never_exceeds_the_steps_to_go_along_an_optimal_plan(name: str) -> None:
+    env = robotouille.load(EXAMPLES / name)
+    plan = robotouille.plan(env, "astar", heuristic="lmcut")
+    assert robotouille.plan(env).length == plan.length
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+    assert bound(env) == 0
+
+
+def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
+    env = robotouille.load("cheese_sandwich")
+    good = _projection_tables(env)
+    for field, value in (
+        ("facts", [10**7] * len(good["facts"])),
+        ("costs", [5] * len(good["costs"])),
+        ("fact_begin", good["fact_begin"][:-1]),
+        ("key_vars", [10**6]),
+    ):
+        bad = copy.deepcopy(good)
+        bad[field] = value
+        with pytest.raises(ValueError, match="projection tables"):
+            bound(env, **bad)
+    del good["groundings"]
+    with pytest.raises(ValueError, match="groundings"):
+        bound(env, **good)
