@@ -13,7 +13,9 @@ namespace robotouille {
 namespace {
 
 constexpr int32_t kMaxFacts = 128;
-constexpr uint16_t kUnreached = 0xFFFF;  // distances stay far below (plans of < 65535 steps)
+// Unreachable. Distances stay far below (projected plans are shorter than a real one), and a
+// sum of up to 2^17 projections of at most kUnreached each fits an int32, so sums need no test.
+constexpr uint16_t kUnreached = 0x3FFF;
 constexpr int64_t kMaxDistanceEntries = 48'000'000;  // all projections together: 96 MB
 
 void require(bool ok, const std::string& what) {
@@ -25,6 +27,12 @@ void check_csr(const IntVec& begin, size_t rows, size_t values, const std::strin
               static_cast<size_t>(begin.back()) == values &&
               std::is_sorted(begin.begin(), begin.end()),
           name + " is not a valid offset array");
+}
+
+size_t plain_slot(uint64_t a, uint64_t b, size_t slots) {
+  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 31;
+  return static_cast<size_t>(h) & (slots - 1);
 }
 
 struct Bits {
@@ -46,7 +54,7 @@ struct LocalAction {
 
 ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec& spec,
                                          const uint64_t* words, const int32_t* counters,
-                                         int64_t max_states)
+                                         std::function<bool()> stop, int64_t max_states)
     : task_(task) {
   const auto n = spec.objects.size();
   check_csr(spec.fact_begin, n, spec.facts.size(), "fact_begin");
@@ -109,7 +117,12 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   key_vars_ = spec.key_vars;
   sums_.assign(static_cast<size_t>(num_combos_), 0);
   template_local_.assign(static_cast<size_t>(task.num_templates), -1);
-  for (size_t p = 0; p < n; ++p) build(spec, static_cast<int32_t>(p), words, counters, max_states);
+  for (size_t p = 0; p < n; ++p) {
+    if (!build(spec, static_cast<int32_t>(p), words, counters, max_states, stop) && stop &&
+        stop()) {
+      break;
+    }
+  }
 }
 
 void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
@@ -131,7 +144,8 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
 }
 
 bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
-                                const int32_t* counters, int64_t max_states) {
+                                const int32_t* counters, int64_t max_states,
+                                const std::function<bool()>& stop) {
   const TaskSpec& s = task_.spec;
   Projection p;
   p.facts.assign(spec.facts.begin() + spec.fact_begin[index],
@@ -214,6 +228,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   intern();
   for (size_t id = 0; id < keys_list.size(); ++id) {
     if (static_cast<int64_t>(keys_list.size()) > max_states) return false;
+    if ((id & 1023) == 1023 && stop && stop()) return false;
     const std::string key = keys_list[id];
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
@@ -303,7 +318,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       for (int32_t r = reverse_begin[v]; r < reverse_begin[v + 1]; ++r) {
         const int32_t e = reverse_from[r];
         const int32_t u = source_of[e];
-        const int32_t d = dist(v) + edges[e].cost;
+        // Capped below kUnreached: a (never seen) longer distance is underestimated, not lost.
+        const int32_t d = std::min<int32_t>(dist(v) + edges[e].cost, kUnreached - 1);
         if (d < dist(u)) {
           dist(u) = static_cast<uint16_t>(d);
           if (edges[e].cost == 0) {
@@ -315,27 +331,59 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       }
     }
   }
+  // Abstract states without running timers (most) get an open-addressing table on their two
+  // words; the others stay in the string map.
+  size_t slots = 16;
+  while (slots < 2 * ids.size()) slots *= 2;
+  p.plain_keys.assign(slots * 2, 0);
+  p.plain_ids.assign(slots, -1);
+  for (auto it = ids.begin(); it != ids.end();) {
+    if (it->first.size() != 16) {
+      ++it;
+      continue;
+    }
+    uint64_t w[2];
+    std::memcpy(w, it->first.data(), 16);
+    size_t i = plain_slot(w[0], w[1], slots);
+    while (p.plain_ids[i] >= 0) i = (i + 1) & (slots - 1);
+    p.plain_keys[2 * i] = w[0];
+    p.plain_keys[2 * i + 1] = w[1];
+    p.plain_ids[i] = it->second;
+    it = ids.erase(it);
+  }
   p.ids = std::move(ids);
   abstract_states_ += count;
   projections_.push_back(std::move(p));
   return true;
 }
 
+int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
+                                  const int32_t* counters) {
+  project(p, words, counters);
+  if (key_.size() == 16) {
+    uint64_t w[2];
+    std::memcpy(w, key_.data(), 16);
+    const size_t mask = p.plain_ids.size() - 1;
+    for (size_t i = plain_slot(w[0], w[1], p.plain_ids.size());; i = (i + 1) & mask) {
+      if (p.plain_ids[i] < 0) return -1;
+      if (p.plain_keys[2 * i] == w[0] && p.plain_keys[2 * i + 1] == w[1]) return p.plain_ids[i];
+    }
+  }
+  const auto found = p.ids.find(key_);
+  return found == p.ids.end() ? -1 : found->second;
+}
+
 int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
   std::fill(sums_.begin(), sums_.end(), 0);
   for (const Projection& p : projections_) {
-    project(p, words, counters);
-    const auto found = p.ids.find(key_);
-    if (found == p.ids.end()) continue;  // not reached from the start state: 0 is safe
-    const uint16_t* d = p.distance.data() + static_cast<size_t>(found->second) * num_combos_;
-    for (int32_t c = 0; c < num_combos_; ++c) {
-      sums_[c] += d[c] == kUnreached ? int64_t{1} << 40 : d[c];
-    }
+    const int32_t id = find(p, words, counters);
+    if (id < 0) continue;  // not reached from the start state: 0 is safe
+    const uint16_t* d = p.distance.data() + static_cast<size_t>(id) * num_combos_;
+    for (int32_t c = 0; c < num_combos_; ++c) sums_[c] += d[c];
   }
-  int64_t best = int64_t{1} << 40;
-  for (int32_t c = 0; c < num_combos_; ++c) best = std::min(best, sums_[c]);
-  if (best >= int64_t{1} << 40) return projections_.empty() ? 0 : kDeadEnd;
-  return static_cast<int32_t>(best);
+  int32_t best = *std::min_element(sums_.begin(), sums_.end());
+  if (best >= kUnreached) return projections_.empty() ? 0 : kDeadEnd;
+  return best;
 }
 
 }  // namespace robotouille

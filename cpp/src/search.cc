@@ -285,9 +285,20 @@ class Searcher {
     root_counters_ = counters_;
     if (canon_) canon_->canonicalize(words_.data(), counters_.data(), nullptr);
     if (heuristic_ && options.projections) {
+      // Construction counts against the time limit and can be cancelled like the search.
+      auto stop = [this]() {
+        const SearchStatus status = clock_limits();
+        cancelled_ = cancelled_ || status == SearchStatus::kCancelled;
+        return status != SearchStatus::kSolved;
+      };
       projection_ = std::make_unique<ProjectionHeuristic>(task, *options.projections,
-                                                          words_.data(), counters_.data());
+                                                          words_.data(), counters_.data(), stop);
       stats_.abstract_states = projection_->abstract_states();
+      // Without delayed effects the time bound is h_max of the relaxed task, which the
+      // projection bound practically always exceeds: skip it (LM-cut, if asked for, stays).
+      bool delays = false;
+      for (int32_t t : task.spec.node_type) delays = delays || t == static_cast<int32_t>(EffectType::kDelayed);
+      delay_bound_ = delays || options.lmcut;
     }
   }
 
@@ -322,7 +333,7 @@ class Searcher {
   int64_t memory() const {
     int64_t total = store_.bytes() + packer_.bytes() + capacity_bytes(parent_) +
                     capacity_bytes(action_) + capacity_bytes(g_) + capacity_bytes(h_) +
-                    capacity_bytes(goal_) + capacity_bytes(joint_);
+                    capacity_bytes(flags_) + capacity_bytes(joint_);
     for (const auto& by_g : open_) {
       for (const auto& ids : by_g) total += capacity_bytes(ids);
     }
@@ -339,11 +350,17 @@ class Searcher {
 
   SearchStatus check_limits() {
     if (full_) return SearchStatus::kStateLimit;
+    if (cancelled_) return SearchStatus::kCancelled;
     if (++since_check_ < 128) return SearchStatus::kSolved;
     since_check_ = 0;
     if (options_.max_memory_bytes > 0 && memory() > options_.max_memory_bytes) {
       return SearchStatus::kMemoryLimit;
     }
+    return clock_limits();
+  }
+
+  // The time limit and the poll callback (at most every 0.1 s); kSolved when neither stops.
+  SearchStatus clock_limits() {
     const double now = elapsed();
     if (options_.time_limit > 0 && now > options_.time_limit) return SearchStatus::kTimeLimit;
     if (options_.poll && now >= next_poll_) {
@@ -536,7 +553,18 @@ class Searcher {
       h = projection_->evaluate(words, counters);
       if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
     }
-    return std::max(h, heuristic_->evaluate(words, counters));
+    return delay_bound_ ? std::max(h, heuristic_->evaluate(words, counters)) : h;
+  }
+
+  // The bound of the successor in next_words_ / next_counters_. With the projection bound (a few
+  // lookups) the DelayHeuristic (a relaxed-task pass, ~50x dearer) is deferred until the state
+  // is popped: `pending` says so. Most generated states are never popped.
+  int32_t evaluate_child(bool& pending) {
+    if (!projection_) return heuristic_->evaluate(next_words_.data(), next_counters_.data());
+    const int32_t h = projection_->evaluate(next_words_.data(), next_counters_.data());
+    if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
+    pending = delay_bound_;
+    return h;
   }
 
   void push_open(uint32_t id, int32_t g, int32_t f) {
@@ -551,7 +579,7 @@ class Searcher {
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
     h_.push_back(static_cast<uint16_t>(h0));
-    goal_.push_back(0);
+    flags_.push_back(0);
     push_open(root, 0, h0);
     for (size_t f = 0; f < open_.size(); ++f) {
       stats_.bound = static_cast<int32_t>(f);
@@ -566,13 +594,31 @@ class Searcher {
         if (g_[id] != g) continue;  // re-opened with a smaller g since
         // A successor left out at the state limit could have had a smaller f than this goal.
         if (full_) return SearchStatus::kStateLimit;
-        if (goal_[id]) {
+        if (flags_[id] & kGoalFlag) {
           extract(id, result);
           return SearchStatus::kSolved;
         }
         const SearchStatus stop = check_limits();
         if (stop != SearchStatus::kSolved) return stop;
         packer_.unpack(store_.at(id), words_.data(), counters_.data());
+        if (flags_[id] & kPendingFlag) {
+          // Deferred part of the bound (see evaluate_child): computed only for states that
+          // reach the front; a larger value sends the state to its true f layer.
+          flags_[id] &= ~kPendingFlag;
+          const int32_t late = heuristic_->evaluate(words_.data(), counters_.data());
+          if (late == DelayHeuristic::kDeadEnd) {
+            h_[id] = kDeadH;
+            ++stats_.pruned;
+            continue;
+          }
+          if (late > h_[id]) {
+            h_[id] = static_cast<uint16_t>(std::min(late, 0xFFFE));
+            if (g + h_[id] > static_cast<int32_t>(f)) {
+              push_open(id, g, g + h_[id]);
+              continue;
+            }
+          }
+        }
         ++stats_.expanded;
         const int32_t child_g = g + 1;
         successors([&](const int32_t* groundings, int32_t n, int status) {
@@ -580,12 +626,13 @@ class Searcher {
           if (child == kNone) return;
           if (fresh) {
             const bool goal = (status & kStatusGoal) != 0;
-            const int32_t h =
-                goal ? 0 : evaluate(next_words_.data(), next_counters_.data());
+            bool pending = false;
+            const int32_t h = goal ? 0 : evaluate_child(pending);
             parent_.push_back(id);
             action_.push_back(record_action(groundings, n));
             g_.push_back(static_cast<uint16_t>(child_g));
-            goal_.push_back(goal ? 1 : 0);
+            flags_.push_back(static_cast<uint8_t>((goal ? kGoalFlag : 0) |
+                                                  (pending ? kPendingFlag : 0)));
             if (h == DelayHeuristic::kDeadEnd) {
               h_.push_back(kDeadH);
               ++stats_.pruned;
@@ -623,6 +670,7 @@ class Searcher {
   std::unique_ptr<DelayHeuristic> heuristic_;
   std::unique_ptr<Canonicalizer> canon_;
   std::unique_ptr<ProjectionHeuristic> projection_;
+  bool delay_bound_ = true;  // whether the DelayHeuristic is part of the bound
   std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)
   std::vector<int32_t> root_counters_;
   std::map<IntVec, int32_t> grounding_ids_;  // (action, args) -> grounding, for extraction
@@ -631,11 +679,13 @@ class Searcher {
   std::vector<int32_t> action_;
   IntVec joint_;
   std::vector<uint16_t> g_, h_;
-  std::vector<uint8_t> goal_;
+  static constexpr uint8_t kGoalFlag = 1, kPendingFlag = 2;
+  std::vector<uint8_t> flags_;  // per state: kGoalFlag, kPendingFlag (A*)
   std::vector<std::vector<std::vector<uint32_t>>> open_;  // [f][g] -> ids
   SearchStats stats_;
   int32_t since_check_ = 0;
   bool full_ = false;
+  bool cancelled_ = false;  // the poll asked to stop while the projections were built
   double next_poll_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

@@ -25,7 +25,7 @@
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
  * distance up: a few hash lookups per state. A projection with more than max_states abstract
- * states is dropped (it then adds 0).
+ * states (or that a stop request interrupts) is dropped: it then adds 0.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread.
@@ -34,6 +34,7 @@
 #define ROBOTOUILLE_PROJECTION_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -58,9 +59,12 @@ class ProjectionHeuristic {
   static constexpr int32_t kDeadEnd = std::numeric_limits<int32_t>::max();
 
   // Validates the tables (throws std::invalid_argument) and builds every projection from the
-  // given start state.
+  // given start state. `stop` (may be empty) is polled while building; once it returns true
+  // the projection being built and the remaining ones are dropped (the bound stays admissible,
+  // only weaker), so the search's time limit and cancellation also cover construction.
   ProjectionHeuristic(const Task& task, const ProjectionSpec& spec, const uint64_t* words,
-                      const int32_t* counters, int64_t max_states = 2'000'000);
+                      const int32_t* counters, std::function<bool()> stop = {},
+                      int64_t max_states = 500'000);
 
   // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
@@ -72,7 +76,9 @@ class ProjectionHeuristic {
   struct Projection {
     IntVec facts;      // F, in bit order
     IntVec templates;  // T, sorted
-    std::unordered_map<std::string, int32_t> ids;  // abstract key -> state id
+    std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
+    IntVec plain_ids;                  // ... and their ids (-1: empty slot)
+    std::unordered_map<std::string, int32_t> ids;  // the other keys -> state id
     std::vector<uint16_t> distance;                // [id * combos + c]; 0xFFFF: unreachable
   };
   struct Edge {
@@ -80,16 +86,18 @@ class ProjectionHeuristic {
     int32_t cost;
   };
 
+  // The id of the state's abstract state under p, or -1 when it was never reached.
+  int32_t find(const Projection& p, const uint64_t* words, const int32_t* counters);
   // Appends the abstract key of (words, counters) under projection p to key_.
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
-             const int32_t* counters, int64_t max_states);
+             const int32_t* counters, int64_t max_states, const std::function<bool()>& stop);
 
   const Task& task_;
   IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c
   int32_t num_combos_ = 1;
   IntVec key_vars_;
-  std::vector<int64_t> sums_;  // scratch: per combination
+  std::vector<int32_t> sums_;  // scratch: per combination
   std::vector<Projection> projections_;
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;

@@ -1,0 +1,235 @@
+// Unit tests of the planner's parts that python/robotouille drives: the Canonicalizer
+// (symmetry.h) and the ProjectionHeuristic (projection.h), on hand-built tasks whose answers
+// are known.
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+#include "fixtures.h"
+#include "robotouille/projection.h"
+#include "robotouille/search.h"
+#include "robotouille/symmetry.h"
+
+namespace robotouille::testing {
+namespace {
+
+// Three interchangeable cells (objects 0..2) and one token: fact c = token_on(cell c).
+// Groundings 0..5 move the token between any two cells; the goal is "the token is on a cell"
+// that is a variable over all three, so swapping cells is an automorphism.
+Task cells_task() {
+  FixtureBuilder b(3);
+  b.add_objects(3, "cell");
+  b.fact_args = {0, 1, 2};
+  for (int32_t from = 0; from < 3; ++from) {
+    for (int32_t to = 0; to < 3; ++to) {
+      if (from == to) continue;
+      GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
+      g.args = {from, to};
+      b.add_grounding(g);
+    }
+  }
+  b.goal_vars = {GoalVarDef{0, {0, 1, 2}}};
+  b.goal_atoms = {GoalAtomDef{0, {var(0, 0, 1)}}};
+  return b.task();
+}
+
+// Tables for one class {0, 1, 2}: pair (i, j) exchanges facts i and j.
+SymmetrySpec cells_symmetry() {
+  SymmetrySpec s;
+  s.class_begin = {0, 3};
+  s.class_objects = {0, 1, 2};
+  s.pair_fact_begin = {0};
+  for (int32_t i = 0; i < 3; ++i) {
+    for (int32_t j = 0; j < 3; ++j) {
+      if (i < j) {
+        s.pair_facts.push_back(i);
+        s.pair_facts.push_back(j);
+      }
+      s.pair_fact_begin.push_back(static_cast<int32_t>(s.pair_facts.size() / 2));
+    }
+  }
+  s.pair_template_begin.assign(10, 0);
+  s.fact_pred = {0, 0, 0};
+  s.template_object_begin = {0};
+  return s;
+}
+
+TEST(CanonicalizerTest, SymmetricStatesGetOneRepresentative) {
+  const Task task = cells_task();
+  Canonicalizer canon(task, cells_symmetry());
+  std::vector<uint64_t> reps;
+  for (int32_t cell = 0; cell < 3; ++cell) {
+    State s(task);
+    s.set(cell);
+    std::vector<std::pair<int32_t, int32_t>> swaps;
+    canon.canonicalize(s.words.data(), s.counters.data(), &swaps);
+    reps.push_back(s.words[0]);
+    // Undoing the recorded transpositions in reverse order gives the state back.
+    for (auto it = swaps.rbegin(); it != swaps.rend(); ++it) {
+      const bool a = s.bit(it->first), b = s.bit(it->second);
+      s.set(it->first, b);
+      s.set(it->second, a);
+    }
+    EXPECT_EQ(s.words[0], uint64_t{1} << cell);
+  }
+  EXPECT_EQ(reps[0], reps[1]);
+  EXPECT_EQ(reps[1], reps[2]);
+}
+
+TEST(CanonicalizerTest, RejectsTablesThatDoNotFitTheTask) {
+  const Task task = cells_task();
+  SymmetrySpec bad = cells_symmetry();
+  bad.class_objects = {0, 1, 7};
+  EXPECT_THROW(Canonicalizer(task, bad), std::invalid_argument);
+  bad = cells_symmetry();
+  bad.pair_facts[0] = 99;
+  EXPECT_THROW(Canonicalizer(task, bad), std::invalid_argument);
+  bad = cells_symmetry();
+  bad.fact_pred.pop_back();
+  EXPECT_THROW(Canonicalizer(task, bad), std::invalid_argument);
+}
+
+TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
+  // The token must reach cell 0, a goal constant, so only cells 1 and 2 are interchangeable.
+  FixtureBuilder b(3);
+  b.add_objects(3, "cell");
+  b.fact_args = {0, 1, 2};
+  for (int32_t from = 0; from < 3; ++from) {
+    for (int32_t to = 0; to < 3; ++to) {
+      if (from == to) continue;
+      GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
+      g.args = {from, to};
+      b.add_grounding(g);
+    }
+  }
+  b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
+  const Task pinned = b.task();
+  State start(pinned);
+  start.set(2);
+  SearchOptions plain;
+  plain.algorithm = Algorithm::kBfs;
+  SearchOptions reduced = plain;
+  SymmetrySpec two;
+  two.class_begin = {0, 2};
+  two.class_objects = {1, 2};
+  two.pair_fact_begin = {0, 0, 1, 1, 1};
+  two.pair_facts = {1, 2};
+  two.pair_template_begin = {0, 0, 0, 0, 0};
+  two.fact_pred = {0, 0, 0};
+  two.template_object_begin = {0};
+  reduced.symmetry = std::make_shared<SymmetrySpec>(two);
+  const SearchResult a = search(pinned, start.words.data(), start.counters.data(), plain);
+  const SearchResult r = search(pinned, start.words.data(), start.counters.data(), reduced);
+  ASSERT_EQ(a.status, SearchStatus::kSolved);
+  ASSERT_EQ(r.status, SearchStatus::kSolved);
+  ASSERT_EQ(r.plan.size(), 1u);
+  EXPECT_EQ(a.plan, r.plan);  // the real move from cell 2 to cell 0, whatever the image
+  for (int32_t cell = 1; cell < 3; ++cell) {  // both starts: one of them is not canonical
+    State other(pinned);
+    other.set(cell);
+    const SearchResult o = search(pinned, other.words.data(), other.counters.data(), reduced);
+    ASSERT_EQ(o.plan.size(), 1u);
+    EXPECT_EQ(pinned.spec.pre_pos[pinned.spec.pre_pos_begin[o.plan[0][0]]], cell);
+  }
+}
+
+// One item (object 0) on one of three stations (objects 1..3; facts 0..2 = at(item, s)), the
+// robot's position (object 4; facts 3..5 = at(robot, s)) and its hand (fact 6 = holds(robot,
+// item)). The partition charges pick and place to the item (cost code 1) and moves to the item
+// while the robot holds it (code 2). Goal: the item on station 3 (fact 2).
+struct Carry {
+  Task task;
+  ProjectionSpec spec;
+};
+
+Carry carry_task() {
+  FixtureBuilder b(7);
+  b.add_objects(5, "o");
+  b.fact_args_width = 2;
+  b.fact_args = {0, 1, 0, 2, 0, 3, 4, 1, 4, 2, 4, 3, 4, 0};
+  ProjectionSpec p;
+  for (int32_t from = 0; from < 3; ++from) {
+    for (int32_t to = 0; to < 3; ++to) {
+      if (from == to) continue;
+      GroundingDef move{{3 + from}, {}, {{3 + from, false}, {3 + to, true}}};
+      move.owner = 4;
+      p.groundings.push_back(b.add_grounding(move));
+      p.costs.push_back(2);
+    }
+  }
+  for (int32_t s = 0; s < 3; ++s) {
+    GroundingDef pick{{s, 3 + s}, {6}, {{s, false}, {6, true}}};
+    GroundingDef place{{6, 3 + s}, {}, {{6, false}, {s, true}}};
+    pick.owner = place.owner = 4;
+    p.groundings.push_back(b.add_grounding(pick));
+    p.costs.push_back(1);
+    p.groundings.push_back(b.add_grounding(place));
+    p.costs.push_back(1);
+  }
+  b.goal_atoms = {GoalAtomDef{2, {}}};
+  p.objects = {0};
+  p.fact_begin = {0, 7};
+  p.facts = {0, 1, 2, 3, 4, 5, 6};
+  p.template_begin = {0, 0};
+  p.grounding_begin = {0, static_cast<int32_t>(p.groundings.size())};
+  p.hold_begin = {0, 1};
+  p.hold_facts = {4, 6};
+  return {b.task(), p};
+}
+
+int32_t carry_bound(const Carry& c, int32_t item_fact, int32_t robot_fact) {
+  State s(c.task);
+  s.set(item_fact);
+  s.set(robot_fact);
+  ProjectionHeuristic h(c.task, c.spec, s.words.data(), s.counters.data());
+  return h.evaluate(s.words.data(), s.counters.data());
+}
+
+TEST(ProjectionHeuristicTest, CountsPickCarryAndPlace) {
+  const Carry c = carry_task();
+  EXPECT_EQ(carry_bound(c, 0, 4), 3);  // item on 1, robot on 2: (free move) pick, carry, place
+  EXPECT_EQ(carry_bound(c, 0, 3), 3);  // robot already there: still pick, carry, place
+  EXPECT_EQ(carry_bound(c, 6, 5), 1);  // held at station 3: place
+  EXPECT_EQ(carry_bound(c, 6, 3), 2);  // held elsewhere: carry, place
+  EXPECT_EQ(carry_bound(c, 2, 3), 0);  // done
+}
+
+TEST(ProjectionHeuristicTest, TheBoundIsTheOptimumHereAndAStarFindsIt) {
+  const Carry c = carry_task();
+  State s(c.task);
+  s.set(0);
+  s.set(4);
+  SearchOptions astar;
+  astar.lmcut = false;
+  astar.projections = std::make_shared<ProjectionSpec>(c.spec);
+  SearchOptions bfs;
+  bfs.algorithm = Algorithm::kBfs;
+  const SearchResult a = search(c.task, s.words.data(), s.counters.data(), astar);
+  const SearchResult b = search(c.task, s.words.data(), s.counters.data(), bfs);
+  ASSERT_EQ(a.status, SearchStatus::kSolved);
+  ASSERT_EQ(b.status, SearchStatus::kSolved);
+  EXPECT_EQ(a.plan.size(), 4u);  // move, pick, move, place
+  EXPECT_EQ(b.plan.size(), 4u);
+  EXPECT_EQ(a.stats.initial_h, 3);
+  EXPECT_GT(a.stats.abstract_states, 0);
+}
+
+TEST(ProjectionHeuristicTest, RejectsTablesThatDoNotFitTheTask) {
+  Carry c = carry_task();
+  State s(c.task);
+  c.spec.facts[0] = 70;
+  EXPECT_THROW(ProjectionHeuristic(c.task, c.spec, s.words.data(), s.counters.data()),
+               std::invalid_argument);
+  c = carry_task();
+  c.spec.costs[0] = 3;
+  EXPECT_THROW(ProjectionHeuristic(c.task, c.spec, s.words.data(), s.counters.data()),
+               std::invalid_argument);
+  c = carry_task();
+  c.spec.key_vars = {5};
+  EXPECT_THROW(ProjectionHeuristic(c.task, c.spec, s.words.data(), s.counters.data()),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace robotouille::testing
