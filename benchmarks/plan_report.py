@@ -6,7 +6,11 @@ states, packed bytes per state, seconds and expansions per second; then the tota
 
 Usage (from the repository root)::
 
-    python benchmarks/plan_report.py [--threads 2] [--time-limit 10] [--heuristic lmcut]
+    python benchmarks/plan_report.py [--threads 2] [--time-limit 10] [--heuristic projections]
+        [--no-symmetry] [--datasets synchronous,asynchronous]
+
+``--heuristic lmcut --no-symmetry`` is the planner as it was before the projection bound and
+symmetry reduction (the baseline of the side-by-side table in benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--heuristic", choices=_HEURISTICS, default="projections")
     parser.add_argument("--datasets", default="synchronous,asynchronous")
+    parser.add_argument("--no-symmetry", action="store_true", help="store every state as is")
     args = parser.parse_args()
     examples = reference_root() / "environments" / "env_generator" / "examples"
     files = [
@@ -39,12 +44,17 @@ def main() -> None:
         envs,
         threads=args.threads,
         heuristic=args.heuristic,
+        symmetry=not args.no_symmetry,
         time_limit=args.time_limit,
         return_exceptions=True,
         progress=False,
     )
     wall = time.perf_counter() - start
-    print(f"A* ({args.heuristic}), {args.threads} threads, {args.time_limit:g} s per file\n")
+    symmetry = "off" if args.no_symmetry else "on"
+    print(
+        f"A* ({args.heuristic}, symmetry {symmetry}), {args.threads} threads, "
+        f"{args.time_limit:g} s per file\n"
+    )
     print("| file | result | length | h(start) | expanded | stored | B/state | s | expanded/s |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     solved = 0

@@ -21,8 +21,7 @@ from robotouille import _core
 from robotouille.domains import default_domain_path
 from robotouille.planning import _projection_tables
 from robotouille.projections import (
-    _hold_facts,
-    _one_hand,
+    _hands,
     _projection_objects,
     _TaskView,
     find_projections,
@@ -56,13 +55,15 @@ def test_projection_objects_and_the_one_hand_invariant_of_the_bundled_task() -> 
     names = sorted(task.objects[o].name for o in tables.objects)
     assert names == ["bread1", "bread2", "cheese1"]
     view = _TaskView(task)
-    hold = _hold_facts(view, set(_projection_objects(task, view)))
+    hold, hand = _hands(view, set(_projection_objects(task, view)))
     assert {task.fact_name(f) for facts in hold.values() for _, f in facts} == {
         "has_item(robot1,bread1)",
         "has_item(robot1,bread2)",
         "has_item(robot1,cheese1)",
     }
-    assert _one_hand(view, hold)
+    names = {task.fact_name(f) for f in hand}
+    assert {"nothing(robot1)", "has_item(robot1,bread1)"} <= names
+    assert not any(n.startswith("loc(") for n in names)
     # Moves are charged while holding (cost code 2), picks and places to their item.
     moves = [
         c

@@ -181,39 +181,41 @@ def _projection_objects(task: CompiledTask, view: _TaskView) -> list[int]:
     return sorted(o for o in subjects if not task.may_vanish[o] and o not in view.robots)
 
 
-def _hold_facts(view: _TaskView, projected: set[int]) -> dict[int, list[tuple[int, int]]]:
-    """Per projection object: (robot, fact) for the mutable 2-ary facts relating them."""
-    out: dict[int, list[tuple[int, int]]] = {}
-    for f in np.flatnonzero(view.mutable).tolist():
-        args = view.args(f)
-        if len(args) != 2:
-            continue
-        robot = [a for a in args if a in view.robots]
-        other = [a for a in args if a in projected]
-        if len(robot) == 1 and len(other) == 1:
-            out.setdefault(other[0], []).append((robot[0], f))
-    return out
+def _hands(
+    view: _TaskView, projected: set[int]
+) -> tuple[dict[int, list[tuple[int, int]]], set[int]]:
+    """The hold facts per projection object, as (robot, fact), and all facts of proven hands.
 
-
-def _one_hand(view: _TaskView, hold: dict[int, list[tuple[int, int]]]) -> bool:
-    """Whether each robot provably holds at most one projection object at a time.
-
-    Proof by induction over steps: for each robot r there is a fact free(r) (about r alone) such
-    that exactly one of free(r) and r's hold facts is true initially, and every grounding that
-    makes one of them true requires and deletes another of them (so the count stays one). No
-    special effect writes them, and deletions cannot clear them (projection objects never
-    vanish; robots never do).
+    For each robot r, a hand is a fact free(r) about r alone plus the facts about r that
+    groundings make true when they use up free(r), or use up when they make it true (e.g.
+    nothing(r) with has_item(r, x) and has_container(r, x) for every x). It is kept only when
+    it provably has exactly one true fact in every reachable state (_group_invariant): then r
+    holds at most one object at a time, which is what charging moves to the held object needs.
     """
-    task = view.task
-    initial = task.initial_bits
-    for robot in view.robots:
-        held = {f for facts in hold.values() for r, f in facts if r == robot}
-        if not held:
-            continue
-        candidates = [f for f in np.flatnonzero(view.mutable).tolist() if view.args(f) == [robot]]
-        if not any(_group_invariant(view, held | {free}, initial) for free in candidates):
-            return False
-    return True
+    out: dict[int, list[tuple[int, int]]] = {}
+    hand_facts: set[int] = set()
+    mutable = np.flatnonzero(view.mutable).tolist()
+    for robot in sorted(view.robots):
+        for free in (f for f in mutable if view.args(f) == [robot]):
+            group = {free}
+            for g in range(len(view.eff)):
+                effects = dict(zip(view.eff[g], view.eff_value[g]))
+                if effects.get(free) is None:
+                    continue
+                # Facts about r that flip the other way in the same grounding.
+                group.update(
+                    f
+                    for f, v in effects.items()
+                    if f != free and v != effects[free] and robot in view.args(f)
+                )
+            if len(group) > 1 and _group_invariant(view, group, view.task.initial_bits):
+                hand_facts |= group
+                for f in group - {free}:
+                    held = [a for a in view.args(f) if a != robot]
+                    if len(held) == 1 and held[0] in projected:
+                        out.setdefault(held[0], []).append((robot, f))
+                break
+    return out, hand_facts
 
 
 def _group_invariant(view: _TaskView, group: set[int], initial: npt.NDArray[np.bool_]) -> bool:
@@ -237,9 +239,15 @@ def _group_invariant(view: _TaskView, group: set[int], initial: npt.NDArray[np.b
 
 
 def _charges(
-    view: _TaskView, projected: list[int], hold: dict[int, list[tuple[int, int]]]
+    view: _TaskView,
+    projected: list[int],
+    hold: dict[int, list[tuple[int, int]]],
+    hand_facts: set[int],
 ) -> tuple[list[int], set[int]]:
-    """Per grounding, the projection object it is charged to (-1: none); the robot movers."""
+    """Per grounding, the projection object it is charged to (-1: none); and the movers.
+
+    Movers are groundings charged to nobody that change a robot's facts outside its hand.
+    """
     task = view.task
     projected_set = set(projected)
     hold_fact_object = {f: o for o, facts in hold.items() for _, f in facts}
@@ -259,7 +267,8 @@ def _charges(
         args = [int(a) for a in task.grounding_args[g] if a >= 0]
         first = next((a for a in args if a in projected_set and a in touched), -1)
         charged.append(first)
-        if first < 0 and touched & view.robots and not touched & projected_set:
+        moved = {a for f in changed - hand_facts for a in view.args(f)}
+        if first < 0 and moved & view.robots and not touched & projected_set:
             movers.add(g)
     return charged, movers
 
@@ -277,14 +286,13 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
     view = _TaskView(task)
     projected = _projection_objects(task, view)
     projected_set = set(projected)
-    hold = _hold_facts(view, projected_set)
-    if not _one_hand(view, hold):
-        hold = {}
-    charged, movers = _charges(view, projected, hold)
+    hold, hand_facts = _hands(view, projected_set)
+    charged, movers = _charges(view, projected, hold, hand_facts)
     robot_place = [
         f
         for f in np.flatnonzero(view.mutable).tolist()
-        if view.args(f)
+        if f not in hand_facts
+        and view.args(f)
         and any(a in view.robots for a in view.args(f))
         and all(a not in projected_set for a in view.args(f))
         and any(a not in view.robots for a in view.args(f))
