@@ -293,21 +293,55 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   distance_entries_ += static_cast<int64_t>(count) * num_combos_;
   if (distance_entries_ > kMaxDistanceEntries) return false;
   p.distance.assign(static_cast<size_t>(count) * num_combos_, kUnreached);
+  // Goal tests depend only on the bits of F that some goal atom can name (not, e.g., on where
+  // the robot stands), so they are computed once per distinct value of those bits: per
+  // abstract state, a "goal class" with one flag per combination.
+  Bits goal_mask;
+  {
+    IntVec atom_facts;
+    const auto atoms = static_cast<int32_t>(task_.spec.goal_atom_base.size());
+    for (int32_t a = 0; a < atoms; ++a) {
+      if (!task_.atom_facts_under(a, nullptr, 1 << 16, atom_facts)) {
+        goal_mask.w[0] = goal_mask.w[1] = ~uint64_t{0};
+        break;
+      }
+      for (int32_t f : atom_facts) {
+        if (bit_of[f] >= 0) goal_mask.set(bit_of[f]);
+      }
+    }
+  }
   IntVec fixed(task_.spec.goal_var_group.size(), -1);
-  std::deque<int32_t> queue;
+  std::unordered_map<std::string, int32_t> class_of_bits;
+  IntVec goal_class(static_cast<size_t>(count));
+  std::vector<uint8_t> class_goal;  // [class * combos + c]
   const auto keys = static_cast<int32_t>(key_vars_.size());
+  for (int32_t id = 0; id < count; ++id) {
+    if ((id & 1023) == 1023 && stop && stop()) return false;
+    Bits bits;
+    std::memcpy(bits.w, keys_list[id].data(), sizeof(bits.w));
+    bits.w[0] &= goal_mask.w[0];
+    bits.w[1] &= goal_mask.w[1];
+    const std::string masked(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+    const auto [it, fresh] =
+        class_of_bits.emplace(masked, static_cast<int32_t>(class_of_bits.size()));
+    goal_class[id] = it->second;
+    if (!fresh) continue;
+    for (size_t i = 0; i < p.facts.size(); ++i) {
+      set_bit(optimistic.data(), p.facts[i], bits.test(static_cast<int32_t>(i)));
+    }
+    for (int32_t c = 0; c < num_combos_; ++c) {
+      for (int32_t k = 0; k < keys; ++k) fixed[key_vars_[k]] = combos_[c * keys + k];
+      class_goal.push_back(goal_reached_with(task_, optimistic.data(), fixed.data()) ? 1 : 0);
+    }
+  }
+  std::deque<int32_t> queue;
   for (int32_t c = 0; c < num_combos_; ++c) {
-    for (int32_t k = 0; k < keys; ++k) fixed[key_vars_[k]] = combos_[c * keys + k];
+    if (stop && stop()) return false;
     auto dist = [&](int32_t id) -> uint16_t& {
       return p.distance[static_cast<size_t>(id) * num_combos_ + c];
     };
     for (int32_t id = 0; id < count; ++id) {
-      Bits bits;
-      std::memcpy(bits.w, keys_list[id].data(), sizeof(bits.w));
-      for (size_t i = 0; i < p.facts.size(); ++i) {
-        set_bit(optimistic.data(), p.facts[i], bits.test(static_cast<int32_t>(i)));
-      }
-      if (goal_reached_with(task_, optimistic.data(), fixed.data())) {
+      if (class_goal[static_cast<size_t>(goal_class[id]) * num_combos_ + c]) {
         dist(id) = 0;
         queue.push_back(id);
       }

@@ -64,7 +64,7 @@ class ProjectionHeuristic {
   // only weaker), so the search's time limit and cancellation also cover construction.
   ProjectionHeuristic(const Task& task, const ProjectionSpec& spec, const uint64_t* words,
                       const int32_t* counters, std::function<bool()> stop = {},
-                      int64_t max_states = 500'000);
+                      int64_t max_states = 100'000);
 
   // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
