@@ -202,7 +202,8 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"costs", &s->costs},
               {"hold_begin", &s->hold_begin},
               {"hold_facts", &s->hold_facts},
-              {"key_vars", &s->key_vars}});
+              {"key_vars", &s->key_vars},
+              {"fallback", &s->fallback}});
   return s;
 }
 

@@ -1,6 +1,7 @@
 #include "robotouille/projection.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <deque>
 #include <stdexcept>
@@ -54,13 +55,21 @@ struct LocalAction {
 
 ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec& spec,
                                          const uint64_t* words, const int32_t* counters,
-                                         std::function<bool()> stop, int64_t max_states)
+                                         std::function<bool()> stop, int64_t max_states,
+                                         int64_t max_total_states)
     : task_(task) {
   const auto n = spec.objects.size();
   check_csr(spec.fact_begin, n, spec.facts.size(), "fact_begin");
   check_csr(spec.template_begin, n, spec.templates.size(), "template_begin");
   check_csr(spec.grounding_begin, n, spec.groundings.size(), "grounding_begin");
   require(spec.costs.size() == spec.groundings.size(), "costs and groundings differ in size");
+  require(spec.fallback.size() == n, "fallback has the wrong size");
+  for (size_t p = 0; p < n; ++p) {
+    require(spec.fallback[p] == 0 || (spec.fallback[p] == 1 && p > 0 &&
+                                      spec.objects[p - 1] == spec.objects[p] &&
+                                      spec.fallback[p - 1] == 0),
+            "a fallback row must follow its object's first row");
+  }
   check_csr(spec.hold_begin, n, spec.hold_facts.size() / 2, "hold_begin");
   for (int32_t f : spec.facts) require(f >= 0 && f < task.num_facts, "fact out of range");
   for (int32_t t : spec.templates) {
@@ -117,11 +126,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   key_vars_ = spec.key_vars;
   sums_.assign(static_cast<size_t>(num_combos_), 0);
   template_local_.assign(static_cast<size_t>(task.num_templates), -1);
+  bool built = false;  // whether the previous row was built
   for (size_t p = 0; p < n; ++p) {
-    if (!build(spec, static_cast<int32_t>(p), words, counters, max_states, stop) && stop &&
-        stop()) {
-      break;
-    }
+    if (spec.fallback[p] && built) continue;
+    const int64_t left = max_total_states - abstract_states_;
+    built = left > 0 && build(spec, static_cast<int32_t>(p), words, counters,
+                              std::min(max_states, left), stop);
+    if (!built && stop && stop()) break;
   }
 }
 
@@ -202,9 +213,22 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     keys_list.push_back(key_);
     return id;
   };
-  auto materialize = [&](const std::string& key) {
+  // The scratch state stays zero between uses: clear() resets exactly what a step can have
+  // written (fact words are few; in the counters, the list, the listed templates' node words
+  // and the ranks), which matters when the task has thousands of templates.
+  auto clear = [&]() {
     std::fill(work.begin(), work.end(), 0);
-    std::fill(work_counters.begin(), work_counters.end(), 0);
+    for (int32_t i = 0; i < work_counters[1]; ++i) {
+      const int32_t t = work_counters[2 + i];
+      const int32_t first = task_.node_offset + s.template_first[t];
+      std::fill(work_counters.begin() + first,
+                work_counters.begin() + first + s.template_count[t], 0);
+      work_counters[2 + i] = 0;
+    }
+    work_counters[0] = work_counters[1] = 0;
+    std::fill(work_counters.begin() + task_.rank_offset, work_counters.end(), 0);
+  };
+  auto materialize = [&](const std::string& key) {
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
     for (size_t i = 0; i < p.facts.size(); ++i) {
@@ -224,6 +248,24 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
     work_counters[1] = length;
   };
+  // Actions by the lowest bit they need true (bucket F.size(): none), so that a state visits
+  // only the actions whose first condition it meets (moves from where the robot stands).
+  const auto width = static_cast<int32_t>(p.facts.size());
+  IntVec bucket_begin(static_cast<size_t>(width) + 2, 0), bucket;
+  auto bucket_of = [&](const LocalAction& a) {
+    if (a.need_true.w[0]) return std::countr_zero(a.need_true.w[0]);
+    if (a.need_true.w[1]) return 64 + std::countr_zero(a.need_true.w[1]);
+    return width;
+  };
+  for (const LocalAction& a : actions) ++bucket_begin[bucket_of(a) + 1];
+  for (int32_t b = 0; b <= width; ++b) bucket_begin[b + 1] += bucket_begin[b];
+  bucket.resize(actions.size());
+  {
+    IntVec fill(bucket_begin.begin(), bucket_begin.end() - 1);
+    for (size_t i = 0; i < actions.size(); ++i) {
+      bucket[fill[bucket_of(actions[i])]++] = static_cast<int32_t>(i);
+    }
+  }
   project(p, words, counters);
   intern();
   for (size_t id = 0; id < keys_list.size(); ++id) {
@@ -233,11 +275,11 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
     const bool timers = key.size() > sizeof(bits.w);
-    for (const LocalAction& a : actions) {
+    auto visit = [&](const LocalAction& a) {
       if ((bits.w[0] & a.need_true.w[0]) != a.need_true.w[0] ||
           (bits.w[1] & a.need_true.w[1]) != a.need_true.w[1] ||
           (bits.w[0] & a.need_false.w[0]) || (bits.w[1] & a.need_false.w[1])) {
-        continue;
+        return;
       }
       const int32_t cost =
           a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
@@ -255,14 +297,25 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         apply_grounding(task_, work.data(), work_counters.data(), a.grounding);
         end_step(task_, work.data(), work_counters.data());
         project(p, work.data(), work_counters.data());
+        clear();
       }
       const int32_t to = intern();
       if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
+    };
+    for (int32_t w = 0; w < 2; ++w) {
+      for (uint64_t b = bits.w[w]; b; b &= b - 1) {
+        const int32_t bit = 64 * w + std::countr_zero(b);
+        for (int32_t i = bucket_begin[bit]; i < bucket_begin[bit + 1]; ++i) visit(actions[bucket[i]]);
+      }
+    }
+    for (int32_t i = bucket_begin[width]; i < bucket_begin[width + 1]; ++i) {
+      visit(actions[bucket[i]]);
     }
     if (timers) {  // waiting: one end-of-step pass
       materialize(key);
       end_step(task_, work.data(), work_counters.data());
       project(p, work.data(), work_counters.data());
+      clear();
       const int32_t to = intern();
       if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
     }

@@ -142,6 +142,7 @@ _PROJECTION_FIELDS = (
     "costs",
     "hold_begin",
     "hold_facts",
+    "fallback",
 )
 
 

@@ -48,7 +48,8 @@ class ProjectionTables:
     """Flat tables for ``_core.search`` (see the module docstring).
 
     Attributes:
-        objects: The projection objects that got a projection, in order.
+        objects: The projection objects of the rows, in order (an object has two rows when it
+            has a fallback).
         fact_begin: CSR offsets of ``facts``, one row per projection.
         facts: Each projection's facts ``P_o``.
         template_begin: CSR offsets of ``templates``.
@@ -62,6 +63,8 @@ class ProjectionTables:
         hold_facts: Per projection: the facts meaning "robot r holds o", as (robot, fact).
         key_vars: Goal variables that several projections' atoms share (e.g. the table a
             burger stands on), fixed jointly: the bound is the least sum over their values.
+        fallback: Per row, 1 when it is the coarser variant of the object of the row before
+            (without the robots' positions), built only if that one turns out too large.
     """
 
     objects: list[int]
@@ -75,6 +78,7 @@ class ProjectionTables:
     hold_begin: IntArray
     hold_facts: IntArray
     key_vars: list[int]
+    fallback: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -298,8 +302,8 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
         and any(a not in view.robots for a in view.args(f))
     ]
     objects: list[int] = []
-    rows: list[tuple[list[int], list[int], list[int], list[int], list[int]]] = []
-    for o in projected:
+    rows: list[tuple[list[int], ...]] = []
+    def row(o: int, places: bool) -> tuple[list[int], ...] | None:
         # o's facts with robots and non-projection objects, and with other projection objects
         # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
         facts = {
@@ -310,7 +314,7 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
                 view.args(f)[0] == o or all(a == o or a not in projected_set for a in view.args(f))
             )
         }
-        if o in hold:
+        if places:
             facts |= set(robot_place)
         templates = {
             t for t, tf in enumerate(view.template_facts) if any(o in view.args(f) for f in tf)
@@ -329,18 +333,26 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
                 break
             templates |= more
         if len(facts) > MAX_FACTS or not all(view.template_plain[t] for t in templates):
-            continue
+            return None
         relevant = [
             g
             for g in range(len(view.eff))
             if set(view.eff[g]) & facts or set(view.sfx[g]) & templates
         ]
         costs = [
-            1 if charged[g] == o else (2 if g in movers and o in hold else 0) for g in relevant
+            1 if charged[g] == o else (2 if g in movers and places else 0) for g in relevant
         ]
-        holds = [x for r, f in hold.get(o, []) for x in (r, f)]
-        objects.append(o)
-        rows.append((sorted(facts), sorted(templates), relevant, costs, holds))
+        holds = [x for r, f in hold.get(o, []) for x in (r, f)] if places else []
+        return sorted(facts), sorted(templates), relevant, costs, holds
+
+    for o in projected:
+        # With the robots' positions (moves cost while o is held), and, as a fallback when that
+        # abstraction is too large (several robots), without them (moves are free).
+        variants = [row(o, True), row(o, False)] if o in hold else [row(o, False)]
+        found = [v for v in variants if v is not None]
+        for k, variant in enumerate(found):
+            objects.append(o)
+            rows.append((*variant, [1 if k else 0]))
 
     def csr(column: int) -> tuple[IntArray, IntArray]:
         parts = [row[column] for row in rows]
@@ -352,6 +364,7 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
     grounding_begin, groundings_flat = csr(2)
     _, costs_flat = csr(3)
     hold_begin, hold_flat = csr(4)
+    _, fallback = csr(5)
     hold_begin //= 2
     return ProjectionTables(
         objects=objects,
@@ -365,6 +378,7 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
         hold_begin=hold_begin,
         hold_facts=hold_flat,
         key_vars=_key_variables(task),
+        fallback=fallback,
     )
 
 

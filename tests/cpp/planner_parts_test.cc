@@ -175,6 +175,7 @@ Carry carry_task() {
   p.grounding_begin = {0, static_cast<int32_t>(p.groundings.size())};
   p.hold_begin = {0, 1};
   p.hold_facts = {4, 6};
+  p.fallback = {0};
   return {b.task(), p};
 }
 

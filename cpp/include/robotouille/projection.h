@@ -25,7 +25,9 @@
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
  * distance up: a few hash lookups per state. A projection with more than max_states abstract
- * states (or that a stop request interrupts) is dropped: it then adds 0.
+ * states (or that a stop request interrupts) is dropped: it then adds 0, unless the tables give a
+ * coarser fallback for the same object (without the robots' positions), which is built instead.
+ * The total of abstract states over all projections is capped as well (max_total_states).
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread.
@@ -52,6 +54,7 @@ struct ProjectionSpec {
   IntVec grounding_begin, groundings, costs;  // costs: 0, 1, or 2 (1 while holding)
   IntVec hold_begin, hold_facts;              // (robot, fact) pairs
   IntVec key_vars;  // goal variables enumerated jointly across the projections
+  IntVec fallback;  // per row: 1 = the coarser variant of the row before (built if it failed)
 };
 
 class ProjectionHeuristic {
@@ -64,7 +67,7 @@ class ProjectionHeuristic {
   // only weaker), so the search's time limit and cancellation also cover construction.
   ProjectionHeuristic(const Task& task, const ProjectionSpec& spec, const uint64_t* words,
                       const int32_t* counters, std::function<bool()> stop = {},
-                      int64_t max_states = 100'000);
+                      int64_t max_states = 100'000, int64_t max_total_states = 1'000'000);
 
   // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
