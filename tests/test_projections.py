@@ -52,8 +52,10 @@ def test_projection_objects_and_the_one_hand_invariant_of_the_bundled_task() -> 
     env = robotouille.load("cheese_sandwich")
     task = env.task
     tables = find_projections(task)
+    # Each object twice: with the robot's position, and the coarser fallback without it.
     names = sorted(task.objects[o].name for o in tables.objects)
-    assert names == ["bread1", "bread2", "cheese1"]
+    assert names == ["bread1", "bread1", "bread2", "bread2", "cheese1", "cheese1"]
+    assert tables.fallback.tolist() == [0, 1] * 3
     view = _TaskView(task)
     hold, hand = _hands(view, set(_projection_objects(task, view)))
     assert {task.fact_name(f) for facts in hold.values() for _, f in facts} == {
@@ -70,7 +72,7 @@ def test_projection_objects_and_the_one_hand_invariant_of_the_bundled_task() -> 
         for g, c in zip(tables.groundings, tables.costs)
         if task.grounding_name(int(g))[0] == "move"
     ]
-    assert set(moves) == {2}
+    assert set(moves) == {2}  # in the first variant; the fallbacks have no position facts
 
 
 def test_a_hand_that_can_hold_two_things_gets_no_move_charges() -> None:
@@ -123,6 +125,7 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("costs", [5] * len(good["costs"])),
         ("fact_begin", good["fact_begin"][:-1]),
         ("key_vars", [10**6]),
+        ("fallback", [1] * len(good["fallback"])),
     ):
         bad = copy.deepcopy(good)
         bad[field] = value
