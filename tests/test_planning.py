@@ -93,11 +93,12 @@ def python_bfs(env: robotouille.Env, max_states: int) -> int | None:
     while queue:
         state, depth = queue.popleft()
         env.set_state(state)
+        # Indices into the valid lists: texts can be ambiguous in random domains.
         if mode == "simultaneous":
-            per_robot = [[None, *env.valid_actions(r)] for r in env.robots]
+            per_robot = [[None, *range(len(env.valid_actions(r)))] for r in env.robots]
             moves: list[Any] = [list(joint) for joint in itertools.product(*per_robot)]
         else:
-            moves = env.valid_actions()
+            moves = list(range(len(env.valid_actions())))
         for move in moves:
             env.set_state(state)
             try:
@@ -406,3 +407,49 @@ def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
     assert f"Optimal plan: {length} steps" in out
     assert main(["plan", "cheese_sandwich", "--algorithm", "bfs", "--max-states", "2"]) == 3
     assert "max_states" in capsys.readouterr().err
+
+
+def test_simultaneous_robots_may_each_take_an_action_that_belongs_to_no_robot() -> None:
+    # "wipe" has no robot parameter; Env.step lets any robot take it, so both tables are wiped
+    # in one joint step (the planner once offered such actions to the first robot only).
+    domain = {
+        "object_types": ["station", "player"],
+        "predicate_defs": [
+            _pred("loc", "player", "station"),
+            *(_pred(p, "station") for p in ("istable", "vacant", "station_empty", "clean")),
+            _pred("isrobot", "player"),
+            _pred("nothing", "player"),
+        ],
+        "action_defs": [
+            {
+                "name": "wipe",
+                "precons": [_lit("istable", "s")],
+                "immediate_fx": [_lit("clean", "s")],
+                "sfx": [],
+                "language_description": "Wipe {s}",
+            }
+        ],
+    }
+    env_doc = {
+        "width": 3,
+        "height": 3,
+        "stations": [{"name": "table", "x": 0, "y": 0}, {"name": "table", "x": 2, "y": 0}],
+        "players": [
+            {"name": "robot", "x": 0, "y": 1, "direction": [0, -1]},
+            {"name": "robot", "x": 2, "y": 1, "direction": [0, -1]},
+        ],
+        "items": [],
+        "goal_description": "Both tables clean",
+        "goal": [
+            {"predicate": "clean", "args": ["table"], "ids": [1]},
+            {"predicate": "clean", "args": ["table"], "ids": [2]},
+        ],
+    }
+    env = robotouille.load(env_doc, domain, mode="simultaneous")  # type: ignore[arg-type]
+    assert python_bfs(env, 1000) == 1
+    for algorithm in ("bfs", "astar"):
+        plan = robotouille.plan(env, algorithm)  # type: ignore[arg-type]
+        assert plan.length == 1
+        assert sorted(plan.actions[0]) == ["Wipe table1", "Wipe table2"]
+        replay(env, plan)
+        env.reset()

@@ -296,8 +296,9 @@ class Searcher {
       stats_.abstract_states = projection_->abstract_states();
       // Without delayed effects the time bound is h_max of the relaxed task, which the
       // projection bound practically always exceeds: skip it (LM-cut, if asked for, stays).
-      bool delays = false;
-      for (int32_t t : task.spec.node_type) delays = delays || t == static_cast<int32_t>(EffectType::kDelayed);
+      const bool delays =
+          std::any_of(task.spec.node_type.begin(), task.spec.node_type.end(),
+                      [](int32_t t) { return t == static_cast<int32_t>(EffectType::kDelayed); });
       delay_bound_ = delays || options.lmcut;
     }
   }
@@ -401,17 +402,28 @@ class Searcher {
       for (int32_t g : valid_) apply(&g, 1);
       return;
     }
-    // Joint actions: per robot, no action or one of its valid groundings (unowned ones go to
-    // the first robot), applied in robot order.
+    // Joint actions: per robot, no action or one of its valid groundings, applied in robot
+    // order. Env.step lets any robot take an unowned grounding (one without a player among its
+    // arguments), so those are offered to every robot; an unowned grounding that changes
+    // nothing (such as wait) equals no action and is offered to the first robot only. One owned
+    // by a player that is not among the robots is refused in every slot.
     const auto players = static_cast<int32_t>(options_.robots.size());
     options_per_robot_.assign(static_cast<size_t>(players), IntVec{-1});
+    const TaskSpec& spec = task_.spec;
     for (int32_t g : valid_) {
-      const int32_t owner = task_.spec.owner[g];
-      int32_t slot = 0;
+      const int32_t owner = spec.owner[g];
+      int32_t slot = -1;
       for (int32_t r = 0; r < players; ++r) {
         if (options_.robots[r] == owner) slot = r;
       }
-      options_per_robot_[slot].push_back(g);
+      const bool no_op = spec.eff_begin[g] == spec.eff_begin[g + 1] &&
+                         spec.sfx_begin[g] == spec.sfx_begin[g + 1];
+      if (slot < 0 && owner >= 0) continue;  // a player that is not a robot: Env.step refuses
+      if (slot >= 0 || no_op) {
+        options_per_robot_[std::max(slot, 0)].push_back(g);
+      } else {
+        for (int32_t r = 0; r < players; ++r) options_per_robot_[r].push_back(g);
+      }
     }
     IntVec pick(static_cast<size_t>(players), 0), joint(static_cast<size_t>(players), -1);
     for (;;) {
