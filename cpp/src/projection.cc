@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "robotouille/kernels.h"
+#include "table_checks.h"
 
 namespace robotouille {
 namespace {
@@ -19,15 +20,12 @@ constexpr int32_t kMaxFacts = 128;
 constexpr uint16_t kUnreached = 0x3FFF;
 constexpr int64_t kMaxDistanceEntries = 48'000'000;  // all projections together: 96 MB
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument("projection tables: " + what);
-}
+constexpr const char* kTables = "projection";
+
+void require(bool ok, const std::string& what) { require_table(ok, kTables, what); }
 
 void check_csr(const IntVec& begin, size_t rows, size_t values, const std::string& name) {
-  require(begin.size() == rows + 1 && begin.front() == 0 &&
-              static_cast<size_t>(begin.back()) == values &&
-              std::is_sorted(begin.begin(), begin.end()),
-          name + " is not a valid offset array");
+  require_offsets(kTables, begin, rows, values, name);
 }
 
 size_t plain_slot(uint64_t a, uint64_t b, size_t slots) {
@@ -181,7 +179,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       if (bit_of[s.pre_neg[k]] >= 0) a.need_false.set(bit_of[s.pre_neg[k]]);
     }
     for (int32_t k = s.eff_begin[g]; k < s.eff_begin[g + 1]; ++k) {
-      if (bit_of[s.eff_fact[k]] >= 0) a.effects.emplace_back(bit_of[s.eff_fact[k]], s.eff_value[k] != 0);
+      if (bit_of[s.eff_fact[k]] >= 0) {
+        a.effects.emplace_back(bit_of[s.eff_fact[k]], s.eff_value[k] != 0);
+      }
     }
     a.starts_template = false;
     for (int32_t k = s.sfx_begin[g]; k < s.sfx_begin[g + 1]; ++k) {
@@ -305,7 +305,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     for (int32_t w = 0; w < 2; ++w) {
       for (uint64_t b = bits.w[w]; b; b &= b - 1) {
         const int32_t bit = 64 * w + std::countr_zero(b);
-        for (int32_t i = bucket_begin[bit]; i < bucket_begin[bit + 1]; ++i) visit(actions[bucket[i]]);
+        for (int32_t i = bucket_begin[bit]; i < bucket_begin[bit + 1]; ++i) {
+          visit(actions[bucket[i]]);
+        }
       }
     }
     for (int32_t i = bucket_begin[width]; i < bucket_begin[width + 1]; ++i) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "robotouille/kernels.h"
+#include "table_checks.h"
 
 namespace robotouille {
 namespace {
@@ -17,15 +18,12 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument("symmetry tables: " + what);
-}
+constexpr const char* kTables = "symmetry";
+
+void require(bool ok, const std::string& what) { require_table(ok, kTables, what); }
 
 void check_csr(const IntVec& begin, size_t rows, size_t values, const std::string& name) {
-  require(begin.size() == rows + 1 && begin.front() == 0 &&
-              static_cast<size_t>(begin.back()) == values &&
-              std::is_sorted(begin.begin(), begin.end()),
-          name + " is not a valid offset array");
+  require_offsets(kTables, begin, rows, values, name);
 }
 
 }  // namespace

@@ -12,12 +12,15 @@ return plans with the fewest steps. Plans start from the env's current state, so
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import numpy as np
 
 from . import _core
 from .env import Env
@@ -102,18 +105,25 @@ def _check(algorithm: str, heuristic: str, limits: dict[str, Any]) -> None:
             raise ValueError(f"{name} must be positive or None, got {value!r}")
 
 
-_SYMMETRY_FIELDS = (
-    "class_begin",
-    "class_objects",
-    "pair_fact_begin",
-    "pair_facts",
-    "pair_template_begin",
-    "pair_templates",
-    "fact_pred",
-    "template_orbit",
-    "template_object_begin",
-    "template_objects",
-)
+def _as_lists(tables: Any) -> dict[str, list[int]]:
+    """A frozen dataclass of int arrays and lists as the dict of int lists ``_core`` takes."""
+    return {
+        field.name: np.asarray(getattr(tables, field.name)).astype(int).ravel().tolist()
+        for field in dataclasses.fields(tables)
+        if field.name != "classes"
+    }
+
+
+def _cached_tables(
+    env: Env, key: tuple[Any, ...], build: Callable[[], Any]
+) -> dict[str, list[int]]:
+    """``build()``'s tables as int lists, kept on the env's task under ``key``."""
+    cache: dict[tuple[Any, ...], dict[str, list[int]]] = env.task.__dict__.setdefault(
+        "_planner_tables", {}
+    )
+    if key not in cache:
+        cache[key] = _as_lists(build())
+    return cache[key]
 
 
 def _symmetry_tables(env: Env) -> dict[str, list[int]]:
@@ -123,39 +133,14 @@ def _symmetry_tables(env: Env) -> dict[str, list[int]]:
     the order in which a joint action is applied.
     """
     fixed = () if env.mode == "centralized" else tuple(env._robot_objects)
-    cache: dict[tuple[int, ...], dict[str, list[int]]] = env.task.__dict__.setdefault(
-        "_symmetry_tables", {}
+    return _cached_tables(
+        env, ("symmetry", fixed), lambda: find_symmetries(env.task, fixed_objects=set(fixed))
     )
-    if fixed not in cache:
-        tables = find_symmetries(env.task, fixed_objects=set(fixed))
-        cache[fixed] = {name: getattr(tables, name).tolist() for name in _SYMMETRY_FIELDS}
-    return cache[fixed]
-
-
-_PROJECTION_FIELDS = (
-    "fact_begin",
-    "facts",
-    "template_begin",
-    "templates",
-    "grounding_begin",
-    "groundings",
-    "costs",
-    "hold_begin",
-    "hold_facts",
-    "fallback",
-)
 
 
 def _projection_tables(env: Env) -> dict[str, list[int]]:
     """The projection bound's tables of the env's task, computed once per task."""
-    cache: dict[str, list[int]] = env.task.__dict__.get("_projection_tables", {})
-    if not cache:
-        tables = find_projections(env.task)
-        cache = {name: getattr(tables, name).tolist() for name in _PROJECTION_FIELDS}
-        cache["objects"] = list(tables.objects)
-        cache["key_vars"] = list(tables.key_vars)
-        env.task.__dict__["_projection_tables"] = cache
-    return cache
+    return _cached_tables(env, ("projections",), lambda: find_projections(env.task))
 
 
 def _run(
@@ -184,7 +169,8 @@ def _run(
         symmetry=_symmetry_tables(env) if symmetry else None,
         projections=(
             _projection_tables(env)
-            if algorithm == "astar" and heuristic in ("projections", "all")
+            if algorithm == "astar"
+            and heuristic in ("projections", "all")
             and env.mode != "simultaneous"
             else None
         ),

@@ -14,10 +14,10 @@
 namespace robotouille::testing {
 namespace {
 
-// Three interchangeable cells (objects 0..2) and one token: fact c = token_on(cell c).
-// Groundings 0..5 move the token between any two cells; the goal is "the token is on a cell"
-// that is a variable over all three, so swapping cells is an automorphism.
-Task cells_task() {
+// Three cells (objects 0..2) and one token: fact c = token_on(cell c). Groundings 0..5 move
+// the token between any two cells. Goal: the token on goal_cell, or (-1) on some cell, a
+// variable over all three, so that swapping any two cells is an automorphism.
+Task cells_task(int32_t goal_cell = -1) {
   FixtureBuilder b(3);
   b.add_objects(3, "cell");
   b.fact_args = {0, 1, 2};
@@ -29,8 +29,12 @@ Task cells_task() {
       b.add_grounding(g);
     }
   }
-  b.goal_vars = {GoalVarDef{0, {0, 1, 2}}};
-  b.goal_atoms = {GoalAtomDef{0, {var(0, 0, 1)}}};
+  if (goal_cell < 0) {
+    b.goal_vars = {GoalVarDef{0, {0, 1, 2}}};
+    b.goal_atoms = {GoalAtomDef{0, {var(0, 0, 1)}}};
+  } else {
+    b.goal_atoms = {GoalAtomDef{0, {obj(goal_cell, 0, 1)}}};
+  }
   return b.task();
 }
 
@@ -92,19 +96,7 @@ TEST(CanonicalizerTest, RejectsTablesThatDoNotFitTheTask) {
 
 TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
   // The token must reach cell 0, a goal constant, so only cells 1 and 2 are interchangeable.
-  FixtureBuilder b(3);
-  b.add_objects(3, "cell");
-  b.fact_args = {0, 1, 2};
-  for (int32_t from = 0; from < 3; ++from) {
-    for (int32_t to = 0; to < 3; ++to) {
-      if (from == to) continue;
-      GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
-      g.args = {from, to};
-      b.add_grounding(g);
-    }
-  }
-  b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
-  const Task pinned = b.task();
+  const Task pinned = cells_task(0);
   State start(pinned);
   start.set(2);
   SearchOptions plain;
