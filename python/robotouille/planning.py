@@ -3,10 +3,11 @@
 The search runs in C++ over the full engine state (facts, timers, active effects, created
 objects), so delays are exact: waiting, overlapping work with cooking and pausing a timer are
 part of the state space. ``"bfs"`` is breadth-first search; ``"astar"`` (the default) is A*
-with an admissible bound that knows about delays (the larger of an LM-cut bound on the delete
-relaxation and a critical-path time bound; see ``cpp/include/robotouille/heuristic.h``). Both
-return plans with the fewest steps. Plans start from the env's current state, so
-``optimal_length(env)`` mid-episode is the number of steps still to go.
+with an admissible bound: by default the projection bound (exact per-object projections under a
+cost partition, see :mod:`robotouille.projections`), maxed with a critical-path time bound
+where the task has delayed effects. States are reduced by symmetry over interchangeable objects
+(:mod:`robotouille.symmetry`). Both return plans with the fewest steps. Plans start from the
+env's current state, so ``optimal_length(env)`` mid-episode is the number of steps still to go.
 """
 
 from __future__ import annotations
@@ -210,8 +211,10 @@ def plan(
     Args:
         env: The environment; it is not modified.
         algorithm: ``"astar"`` (default) or ``"bfs"``.
-        heuristic: For A*: ``"lmcut"`` (default; the stronger bound) or ``"time"`` (the
-            critical-path bound alone: cheaper per state, weaker).
+        heuristic: For A*: ``"projections"`` (default: the projection bound, maxed with the
+            time bound when the task has delayed effects), ``"lmcut"`` (LM-cut on the delete
+            relaxation, maxed with the time bound), ``"time"`` (the critical-path bound alone)
+            or ``"all"`` (the max of all three: strongest, dearest).
         max_states: Stop after storing this many states.
         max_memory_bytes: Stop when the search's tables exceed this many bytes.
         time_limit: Stop after this many seconds.
