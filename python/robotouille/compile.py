@@ -93,6 +93,8 @@ class CompiledTask:
         grounding_args: ``(G, P)`` object indices of each grounding's params (-1 padded).
         owner: ``(G,)`` object index of the robot a grounding belongs to, -1 for none.
         initial_words: ``(W,)`` uint64 initial fact bits.
+        fact_pred: ``(num_pred_facts,)`` the predicate of each predicate fact.
+        fact_mutable: ``(num_pred_facts,)`` whether that predicate is not static.
         initial_counters: ``(C,)`` int32 initial counters.
     """
 
@@ -245,6 +247,12 @@ class CompiledTask:
             self.pred_strides.append(strides)
             total += int(np.prod(sizes, dtype=np.int64))
         self.num_pred_facts = total
+        # Per predicate fact: its predicate, and whether some effect can change it.
+        self.fact_pred = np.repeat(
+            np.arange(len(domain.predicates)), np.diff([*self.pred_base, total])
+        ).astype(np.int64)
+        static = np.array([p.name in self.static for p in domain.predicates], bool)
+        self.fact_mutable = ~static[self.fact_pred]
         self.exists_fact = np.full(len(self.objects), -1, np.int64)
         vanishing = np.flatnonzero(self.may_vanish)
         self.exists_fact[vanishing] = total + np.arange(len(vanishing))
@@ -712,7 +720,7 @@ class CompiledTask:
         if fact >= self.num_pred_facts:
             o = int(np.flatnonzero(self.exists_fact == fact)[0])
             return f"exists({self.objects[o].name})"
-        k = int(np.searchsorted(np.array(self.pred_base), fact, side="right")) - 1
+        k = int(self.fact_pred[fact])
         arity = len(self.domain.predicates[k].param_types)
         args = ",".join(self.objects[int(o)].name for o in self.fact_args[fact, :arity])
         return f"{self.domain.predicates[k].name}({args})"

@@ -195,7 +195,7 @@ class Env:
         if order != sorted(order):
             # Created objects are appended to the object list: table order follows that.
             position = {o: i for i, o in enumerate(order)}
-            pred_of = np.searchsorted(np.array(self.task.pred_base), facts, side="right")
+            pred_of = self.task.fact_pred[facts]
             keyed = sorted(
                 zip(facts.tolist(), pred_of.tolist()),
                 key=lambda fp: (

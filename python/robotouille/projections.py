@@ -115,9 +115,7 @@ class _TaskView:
         self.task = task
         self.num_pred = task.num_pred_facts
         self.fact_args = task.fact_args
-        static = np.array([p.name in task.static for p in task.domain.predicates], bool)
-        fact_pred = np.searchsorted(np.asarray(task.pred_base), np.arange(self.num_pred), "right")
-        self.mutable = ~static[fact_pred - 1]
+        self.mutable = task.fact_mutable
         self.robots = {task.object_index[r] for r in task.problem.players}
         self.pre_pos = _rows(task.pre_pos)
         self.pre_neg = _rows(task.pre_neg)

@@ -72,17 +72,13 @@ class _Checker:
         self.task = task
         self.num_facts = task.num_facts
         self.num_templates = len(task.template_first)
-        pred_base = np.asarray(task.pred_base, np.int64)
-        self.fact_pred = (
-            np.searchsorted(pred_base, np.arange(task.num_pred_facts), side="right") - 1
-        )
+        self.fact_pred = task.fact_pred
         width = task.fact_args.shape[1]
         self.strides = np.zeros((len(task.domain.predicates), width), np.int64)
         for k, strides in enumerate(task.pred_strides):
             self.strides[k, : len(strides)] = strides
-        self.pred_base = pred_base
-        self.static_pred = np.array([p.name in task.static for p in task.domain.predicates], bool)
-        static_facts = self.static_pred[self.fact_pred] & task.initial_bits[: task.num_pred_facts]
+        self.pred_base = np.asarray(task.pred_base, np.int64)
+        static_facts = ~task.fact_mutable & task.initial_bits[: task.num_pred_facts]
         self.static_true = set(np.flatnonzero(static_facts).tolist())
         # Groundings by (action, args), encoded as one integer each, for vectorized lookups.
         args = task.grounding_args
@@ -293,7 +289,7 @@ def _tables(
 ) -> SymmetryTables:
     num_templates = checker.num_templates
     mutable_fact = np.zeros(checker.num_facts, bool)
-    mutable_fact[: task.num_pred_facts] = ~checker.static_pred[checker.fact_pred]
+    mutable_fact[: task.num_pred_facts] = task.fact_mutable
     fact_begin, fact_pairs = [0], []
     tmpl_begin, tmpl_pairs = [0], []
     orbit = np.arange(num_templates, dtype=np.int64)
