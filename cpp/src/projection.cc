@@ -123,7 +123,6 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   key_vars_ = spec.key_vars;
   sums_.assign(static_cast<size_t>(num_combos_), 0);
-  template_local_.assign(static_cast<size_t>(task.num_templates), -1);
   bool built = false;  // whether the previous row was built
   for (size_t p = 0; p < n; ++p) {
     if (spec.fallback[p] && built) continue;
@@ -164,7 +163,6 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   std::sort(p.templates.begin(), p.templates.end());
   std::vector<int16_t> bit_of(static_cast<size_t>(task_.num_facts), -1);
   for (size_t i = 0; i < p.facts.size(); ++i) bit_of[p.facts[i]] = static_cast<int16_t>(i);
-  for (int32_t t : p.templates) template_local_[t] = 1;
 
   std::vector<LocalAction> actions;
   for (int32_t j = spec.grounding_begin[index]; j < spec.grounding_begin[index + 1]; ++j) {
@@ -185,7 +183,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
     a.starts_template = false;
     for (int32_t k = s.sfx_begin[g]; k < s.sfx_begin[g + 1]; ++k) {
-      a.starts_template = a.starts_template || template_local_[s.sfx_template[k]] >= 0;
+      a.starts_template = a.starts_template || std::binary_search(p.templates.begin(),
+                                                                  p.templates.end(),
+                                                                  s.sfx_template[k]);
     }
     if (a.cost == 2) {
       for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
@@ -195,7 +195,6 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
     actions.push_back(std::move(a));
   }
-  for (int32_t t : p.templates) template_local_[t] = -1;
 
   // Forward enumeration. Abstract states are keys (see project()); the engine runs on scratch
   // full states that are zero outside F and T.

@@ -72,7 +72,6 @@ class ProjectionHeuristic {
   // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
 
-  int32_t num_projections() const { return static_cast<int32_t>(projections_.size()); }
   int64_t abstract_states() const { return abstract_states_; }
 
  private:
@@ -105,7 +104,6 @@ class ProjectionHeuristic {
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
-  IntVec template_local_;  // scratch: template -> index in the projection being used, or -1
 };
 
 }  // namespace robotouille
