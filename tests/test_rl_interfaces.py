@@ -29,8 +29,13 @@ pettingzoo_advice = pytest.mark.filterwarnings(
 
 def test_registered_ids_for_bundled_tasks() -> None:
     for task in robotouille.domains.list_bundled_environments():
-        assert f"Robotouille/{task}-v0" in gymnasium.envs.registry
-        assert f"Robotouille/{task}-discrete-v0" in gymnasium.envs.registry
+        name = task.replace("/", "-")
+        assert f"Robotouille/{name}-v0" in gymnasium.envs.registry
+        assert f"Robotouille/{name}-discrete-v0" in gymnasium.envs.registry
+    soup = gymnasium.make("Robotouille/asynchronous-5_potato_soup-v0")
+    assert soup.reset(seed=0)[0].endswith(
+        "Goal: Make potato soup with a whole potato and serve into a bowl on a table."
+    )
     text = gymnasium.make("Robotouille/cheese_sandwich-v0")
     obs, info = text.reset(seed=0)
     assert obs.startswith("Robot 1 is at") or "robot1" in obs.lower()

@@ -8,6 +8,10 @@ Commands:
                   procedurally generate the original's instance for a file and a seed, write
                   it as JSON and print the effective seed.
     tasks         list the bundled tasks.
+    datasets list [DATASET]
+                  list the benchmark datasets' tasks and their instances' optimal lengths.
+    datasets show DATASET TASK SEED
+                  print an instance's initial observation (its facts go to stderr).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import random
 import sys
 from collections.abc import Sequence
 
+from . import datasets
 from .domains import list_bundled_environments
 from .env import MODES, load
 from .errors import InvalidActionError, RobotouilleError, SearchLimitError
@@ -116,6 +121,29 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _datasets(args: argparse.Namespace) -> int:
+    source = args.source or "bundled"
+    if args.action == "show":
+        (instance,) = datasets.load(args.dataset, source, seeds=[args.seed], tasks=[args.task])
+        optimal = "unknown" if instance.optimal_length is None else instance.optimal_length
+        print(
+            f"{instance.key}: effective seed {instance.effective_seed}, optimal length "
+            f"{optimal}, step limit {instance.step_limit or 'none'}",
+            file=sys.stderr,
+        )
+        obs, _ = instance.load(args.domain).reset()
+        print(obs)
+        return 0
+    for dataset in [args.dataset] if args.dataset else datasets.DATASETS:
+        instances = datasets.load(dataset, source)
+        print(f"{dataset} (seeds {', '.join(map(str, datasets.DEFAULT_SEEDS))})")
+        for task in dict.fromkeys(i.task for i in instances):
+            lengths = [i.optimal_length for i in instances if i.task == task]
+            shown = " ".join("?" if n is None else str(n) for n in lengths)
+            print(f"  {task:<45} optimal: {shown}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status."""
     parser = argparse.ArgumentParser(prog="robotouille", description=__doc__.splitlines()[0])
@@ -167,6 +195,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     gen.add_argument("--no-check", action="store_true", help="skip loading the instance")
     sub.add_parser("tasks", help="list the bundled tasks")
+    data = sub.add_parser("datasets", help="the benchmark datasets (list, show)")
+    data_sub = data.add_subparsers(dest="action", required=True)
+    listing = data_sub.add_parser("list", help="list tasks and optimal lengths per seed")
+    listing.add_argument("dataset", nargs="?", choices=datasets.DATASETS, default=None)
+    show = data_sub.add_parser("show", help="print an instance's initial observation")
+    show.add_argument("dataset", choices=datasets.DATASETS)
+    show.add_argument("task", help="task name or its number, e.g. 0_cheese_sandwich or 0")
+    show.add_argument("seed", type=int)
+    show.add_argument("--domain", default=None, help="domain JSON file (default: bundled)")
+    for command in (listing, show):
+        command.add_argument(
+            "--source", default=None, help="original checkout to read tasks from (default: ours)"
+        )
     args = parser.parse_args(argv)
     try:
         if args.command == "tasks":
@@ -176,8 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _plan(args)
         if args.command == "generate":
             return _generate(args)
+        if args.command == "datasets":
+            return _datasets(args)
         return _play(args)
-    except (RobotouilleError, FileNotFoundError) as exc:
+    except (RobotouilleError, FileNotFoundError, ValueError) as exc:
         if isinstance(exc, InvalidActionError):
             raise
         print(f"robotouille: error: {exc}", file=sys.stderr)

@@ -54,8 +54,9 @@ def list_bundled_environments() -> list[str]:
     """Returns the names of the bundled environment (task) files.
 
     Returns:
-        Sorted names, without the ``.json`` suffix, of the files in the bundle's ``tasks/``
-        folder (empty if it has none).
+        Sorted names of the files in the bundle's ``tasks/`` folder and its subfolders: the
+        path relative to it without ``.json``, e.g. ``cheese_sandwich`` and
+        ``synchronous/0_cheese_sandwich`` (empty if it has none).
 
     Raises:
         FileNotFoundError: The bundled domain cannot be found.
@@ -63,15 +64,16 @@ def list_bundled_environments() -> list[str]:
     tasks = _bundle_dir() / _TASKS_DIR
     if not tasks.is_dir():
         return []
-    return sorted(p.stem for p in tasks.glob("*.json") if p.is_file())
+    files = (p for p in tasks.rglob("*.json") if p.is_file())
+    return sorted(p.relative_to(tasks).with_suffix("").as_posix() for p in files)
 
 
 def bundled_environment_path(name: str) -> Path:
     """Returns the path of a bundled environment (task) file.
 
     Args:
-        name: The environment's name, e.g. ``"cheese_sandwich"`` (a ``.json`` suffix is
-            accepted and ignored).
+        name: The environment's name, e.g. ``"cheese_sandwich"`` or
+            ``"asynchronous/5_potato_soup"`` (a ``.json`` suffix is accepted and ignored).
 
     Returns:
         Path of ``tasks/<name>.json`` next to the file :func:`default_domain_path` returns.

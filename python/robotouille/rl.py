@@ -358,8 +358,11 @@ def register_envs() -> None:
         ("Robotouille/Discrete-v0", "DiscreteEnv", {}),
     ]
     for task in list_bundled_environments():
-        ids.append((f"Robotouille/{task}-v0", "TextEnv", {"env": task}))
-        ids.append((f"Robotouille/{task}-discrete-v0", "DiscreteEnv", {"env": task}))
+        # Gymnasium names cannot hold a slash: synchronous/0_cheese_sandwich becomes
+        # Robotouille/synchronous-0_cheese_sandwich-v0.
+        name = task.replace("/", "-")
+        ids.append((f"Robotouille/{name}-v0", "TextEnv", {"env": task}))
+        ids.append((f"Robotouille/{name}-discrete-v0", "DiscreteEnv", {"env": task}))
     for env_id, cls, kwargs in ids:
         if env_id in registry:
             continue

@@ -1,0 +1,290 @@
+"""The benchmark's datasets: tasks x seeds, generated as the original generates them.
+
+A dataset is ``synchronous``, ``asynchronous`` or ``multi_agent``: 10 task files, each turned
+into one instance per seed by :func:`robotouille.generate.generate` (the original's procedural
+generation, decision D6). The default seeds are the original's evaluation seeds, 42, 84, ...,
+420. Multi-agent tasks keep all their robots (the ``keep_all_robots`` extension; the original
+drops all but one) and are planned in ``centralized`` mode.
+
+Two sources of task files:
+
+* ``"bundled"`` (default): our own task files, shipped in the package
+  (``robotouille/_data/domains/robotouille/tasks/<dataset>/``), with the paper's recipes and
+  goal descriptions. The optimal plan length of every instance of the default seeds comes from
+  a manifest shipped beside them (computed by our planner; ``benchmarks/dataset_report.py``
+  recomputes it), and each instance's step limit is ``ceil(1.5 x optimal)`` (decision D9).
+* the path of a checkout of the original project (or of its
+  ``environments/env_generator/examples`` folder): its task files, giving the paper's own
+  instances. Their optimal lengths are not shipped; :func:`load` computes them with the planner
+  when asked (``solve=True``).
+
+A dataset's tasks are the files in its folder whose name starts with a number (the original's
+``asynchronous/3.1_…`` and ``multi_agent/multi_…`` files are in no experiment and are left out),
+in numeric order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from .domains import _bundle_dir
+from .env import Env, Mode, PathLike
+from .env import load as load_env
+from .errors import SearchLimitError
+from .generate import generate
+
+__all__ = [
+    "DATASETS",
+    "DEFAULT_SEEDS",
+    "Instance",
+    "load",
+    "manifest_path",
+    "step_limit",
+    "task_files",
+]
+
+DATASETS: tuple[str, ...] = ("synchronous", "asynchronous", "multi_agent")
+"""The benchmark's datasets, 10 tasks each."""
+
+DEFAULT_SEEDS: tuple[int, ...] = tuple(range(42, 421, 42))
+"""The original's evaluation seeds (every experiment config): 42, 84, ..., 420."""
+
+STEP_LIMIT_FACTOR = 1.5
+"""An instance's step limit is ``ceil(STEP_LIMIT_FACTOR x optimal length)`` (the paper's rule)."""
+
+_MANIFEST = "manifest.json"
+_TASK_NAME = re.compile(r"^(\d+)_")
+
+Source = Literal["bundled"] | PathLike
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One benchmark instance: a task file generated with a seed.
+
+    Attributes:
+        dataset: ``synchronous``, ``asynchronous`` or ``multi_agent``.
+        task: The task's name, its file name without ``.json`` (e.g. ``0_cheese_sandwich``).
+        seed: The requested seed.
+        effective_seed: The seed the generator succeeded with (the original retries failed
+            seeds with ``seed + 1``).
+        environment: The generated environment JSON; load it with :meth:`load`.
+        task_file: The task file it was generated from.
+        mode: The multi-robot mode its optimal length is measured in (``centralized``).
+        optimal_length: The optimal plan length from the initial state, or ``None`` when it is
+            not known (not in the manifest, or the planner stopped at its limit).
+        step_limit: ``ceil(1.5 x optimal_length)``, or ``None`` with it.
+    """
+
+    dataset: str
+    task: str
+    seed: int
+    effective_seed: int
+    environment: dict[str, Any]
+    task_file: Path
+    mode: Mode
+    optimal_length: int | None
+    step_limit: int | None
+
+    @property
+    def key(self) -> str:
+        """``dataset/task:seed``, the instance's name in the manifest and in reports."""
+        return f"{self.dataset}/{self.task}:{self.seed}"
+
+    def load(self, domain_file: PathLike | dict[str, Any] | None = None, **kwargs: Any) -> Env:
+        """Loads the instance, with its step limit and mode unless given.
+
+        Args:
+            domain_file: A domain JSON file or dict; defaults to the bundled domain.
+            **kwargs: Further keyword arguments of :func:`robotouille.load` (``max_steps``
+                defaults to :attr:`step_limit`, ``mode`` to :attr:`mode`).
+
+        Returns:
+            The instance's environment in its initial state.
+        """
+        kwargs.setdefault("max_steps", self.step_limit)
+        kwargs.setdefault("mode", self.mode)
+        return load_env(self.environment, domain_file, **kwargs)
+
+
+def step_limit(optimal_length: int) -> int:
+    """The benchmark's step limit for an instance: ``ceil(1.5 x optimal_length)``.
+
+    Args:
+        optimal_length: The instance's optimal plan length (non-negative).
+
+    Returns:
+        The step limit; at least 1, so that an instance solved at the start still allows a step.
+    """
+    if optimal_length < 0:
+        raise ValueError(f"optimal_length must be non-negative, got {optimal_length}")
+    return max(1, math.ceil(STEP_LIMIT_FACTOR * optimal_length))
+
+
+def manifest_path() -> Path:
+    """Returns the path of the bundled manifest of optimal lengths."""
+    return _bundle_dir() / _MANIFEST
+
+
+def task_files(dataset: str, source: Source = "bundled") -> list[Path]:
+    """Returns a dataset's task files in task order.
+
+    Args:
+        dataset: ``synchronous``, ``asynchronous``, ``multi_agent``, or a training set
+            (``synchronous_train``, ``asynchronous_train``).
+        source: ``"bundled"``, or the path of an original checkout or of its
+            ``environments/env_generator/examples`` folder.
+
+    Returns:
+        The files whose name starts with a number, ordered by that number.
+
+    Raises:
+        ValueError: Unknown dataset.
+        FileNotFoundError: The source has no folder for the dataset.
+    """
+    folder = _dataset_dir(dataset, source)
+    files = [p for p in folder.glob("*.json") if _TASK_NAME.match(p.name)]
+    return sorted(files, key=lambda p: (int(_TASK_NAME.match(p.name)[1]), p.name))  # type: ignore[index]
+
+
+def load(
+    dataset: str,
+    source: Source = "bundled",
+    *,
+    seeds: Sequence[int] = DEFAULT_SEEDS,
+    tasks: Sequence[str] | None = None,
+    solve: bool = False,
+    threads: int | None = None,
+    time_limit: float | None = None,
+    progress: bool | None = None,
+) -> list[Instance]:
+    """Generates a dataset's instances: every task with every seed.
+
+    Args:
+        dataset: ``synchronous``, ``asynchronous`` or ``multi_agent`` (or a training set,
+            ``synchronous_train`` / ``asynchronous_train``).
+        source: ``"bundled"`` (our task files, with the manifest's optimal lengths) or the
+            path of an original checkout (its task files: the paper's instances).
+        seeds: The seeds, default the original's 42, 84, ..., 420.
+        tasks: Task names (or their leading numbers, e.g. ``"3"``) to keep; default all.
+        solve: Compute with the planner the optimal length of every instance the manifest does
+            not give (A*, one search per thread). Instances whose search stops at
+            ``time_limit`` keep ``None``.
+        threads: Planner threads for ``solve`` (default: the number of CPUs).
+        time_limit: Seconds per search for ``solve`` (default: none).
+        progress: Progress line on stderr while solving (default: when stderr is a terminal).
+
+    Returns:
+        The instances, task by task, seeds in the order given.
+
+    Raises:
+        ValueError: Unknown dataset or task.
+        FileNotFoundError: The source has no folder for the dataset.
+        SpecError: A task file is malformed.
+    """
+    files = task_files(dataset, source)
+    if tasks is not None:
+        wanted = {str(t) for t in tasks}
+        unknown = wanted - {p.stem for p in files} - {_number(p) for p in files}
+        if unknown:
+            names = ", ".join(p.stem for p in files)
+            raise ValueError(f"unknown task(s) {sorted(unknown)} in {dataset} (tasks: {names})")
+        files = [p for p in files if p.stem in wanted or _number(p) in wanted]
+    lengths = _manifest_lengths() if source == "bundled" else {}
+    multi = dataset.startswith("multi_agent")
+    instances = []
+    for path in files:
+        for seed in seeds:
+            generated = generate(path, seed, keep_all_robots=multi)
+            key = f"{dataset}/{path.stem}:{seed}"
+            optimal = lengths.get(key)
+            instances.append(
+                Instance(
+                    dataset=dataset,
+                    task=path.stem,
+                    seed=seed,
+                    effective_seed=generated.effective_seed,
+                    environment=generated.environment,
+                    task_file=path,
+                    mode="centralized",
+                    optimal_length=optimal,
+                    step_limit=None if optimal is None else step_limit(optimal),
+                )
+            )
+    if solve:
+        instances = _solve(instances, threads=threads, time_limit=time_limit, progress=progress)
+    return instances
+
+
+def _solve(
+    instances: list[Instance],
+    *,
+    threads: int | None,
+    time_limit: float | None,
+    progress: bool | None,
+) -> list[Instance]:
+    """Fills in the optimal lengths the instances lack, with the planner."""
+    from .planning import Plan, plan_many  # the planner loads its tables lazily
+
+    todo = [i for i, inst in enumerate(instances) if inst.optimal_length is None]
+    envs = [instances[i].load() for i in todo]
+    results = plan_many(
+        envs, threads=threads, time_limit=time_limit, progress=progress, return_exceptions=True
+    )
+    solved = list(instances)
+    for index, result in zip(todo, results):
+        if isinstance(result, Plan):
+            solved[index] = replace(
+                instances[index],
+                optimal_length=result.length,
+                step_limit=step_limit(result.length),
+            )
+        elif not isinstance(result, SearchLimitError):
+            raise result
+    return solved
+
+
+def _number(path: Path) -> str:
+    match = _TASK_NAME.match(path.name)
+    return match[1] if match else ""
+
+
+def _dataset_dir(dataset: str, source: Source) -> Path:
+    known = (*DATASETS, "synchronous_train", "asynchronous_train")
+    if dataset not in known:
+        raise ValueError(f"unknown dataset {dataset!r} (datasets: {', '.join(known)})")
+    if source == "bundled":
+        return _bundle_dir() / "tasks" / dataset
+    root = Path(os.fspath(source))
+    for candidate in (
+        root / dataset,
+        root / "environments" / "env_generator" / "examples" / dataset,
+    ):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"no {dataset} folder in {root} (looked for {dataset}/ and "
+        f"environments/env_generator/examples/{dataset}/)"
+    )
+
+
+_manifest_cache: dict[str, int] | None = None
+
+
+def _manifest_lengths() -> dict[str, int]:
+    """``dataset/task:seed`` → optimal length, for the manifest's solved instances."""
+    global _manifest_cache
+    if _manifest_cache is None:
+        path = manifest_path()
+        entries = json.loads(path.read_text())["instances"] if path.is_file() else []
+        _manifest_cache = {
+            e["key"]: e["optimal_length"] for e in entries if e.get("optimal_length") is not None
+        }
+    return _manifest_cache
