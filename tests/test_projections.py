@@ -5,7 +5,7 @@ checked here along optimal plans of original files (every state on the plan), an
 of random problems by test_planning's hypothesis test (A* with it == BFS == a plain Python
 BFS). The other tests check the pieces the argument rests on: which objects get projections,
 the one-hand invariant behind charging moves, the shared goal variables, and that malformed
-tables are refused.
+tables are refused, and that objects with spare candidates (roles) still count.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import robotouille
-from robotouille import _core
+from robotouille import _core, datasets
 from robotouille.domains import default_domain_path
 from robotouille.planning import _projection_tables
 from robotouille.projections import (
@@ -111,6 +111,24 @@ def test_the_bound_never_exceeds_the_steps_to_go_along_an_optimal_plan(name: str
     env = robotouille.load(EXAMPLES / name)
     plan = robotouille.plan(env, "astar", heuristic="lmcut")
     assert robotouille.plan(env).length == plan.length
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+    assert bound(env) == 0
+
+
+@pytest.mark.parametrize(
+    ("task", "seed", "at_least"),
+    [("1_lettuce_sandwich", 3, 15), ("1_lettuce_sandwich", 8, 15), ("0_cheese_sandwich", 35, 6)],
+)
+def test_objects_with_spare_candidates_still_count(task: str, seed: int, at_least: int) -> None:
+    """Generated instances with spare lettuces or breads: the bound still charges the lettuce
+    and both slices (roles and the matching), and never exceeds the steps to go."""
+    (instance,) = datasets.load("synchronous", seeds=[seed], tasks=[task])
+    env = instance.load()
+    plan = robotouille.plan(env, "astar", heuristic="lmcut")
+    assert robotouille.plan(env).length == plan.length
+    assert plan.length >= bound(env) >= at_least
     for i, action in enumerate(plan.actions):
         assert bound(env) <= plan.length - i
         env.step(action)

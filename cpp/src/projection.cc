@@ -6,6 +6,7 @@
 #include <deque>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "robotouille/kernels.h"
@@ -122,7 +123,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     more = k < keys;
   }
   key_vars_ = spec.key_vars;
-  sums_.assign(static_cast<size_t>(num_combos_), 0);
+  assign_roles(spec);
   bool built = false;  // whether the previous row was built
   for (size_t p = 0; p < n; ++p) {
     if (spec.fallback[p] && built) continue;
@@ -130,6 +131,62 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     built = left > 0 && build(spec, static_cast<int32_t>(p), words, counters,
                               std::min(max_states, left), stop);
     if (!built && stop && stop()) break;
+  }
+  // Members of each group; a variable is free when some candidate of it is not a member.
+  for (size_t i = 0; i < projections_.size(); ++i) {
+    const Projection& p = projections_[i];
+    (p.group >= 0 ? groups_[p.group].members : ungrouped_).push_back(static_cast<int32_t>(i));
+  }
+  for (RoleGroup& g : groups_) {
+    for (size_t j = 0; j < g.vars.size(); ++j) {
+      const int32_t v = g.vars[j];
+      for (int32_t k = s.goal_cand_begin[v]; k < s.goal_cand_begin[v + 1]; ++k) {
+        const bool member = std::any_of(g.members.begin(), g.members.end(), [&](int32_t m) {
+          return projections_[m].object == s.goal_candidates[k];
+        });
+        if (!member) g.free_vars |= uint32_t{1} << j;
+      }
+    }
+  }
+  ids_.assign(projections_.size(), -1);
+}
+
+void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
+  const TaskSpec& s = task_.spec;
+  const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
+  std::vector<bool> key(static_cast<size_t>(num_vars), false);
+  for (int32_t v : spec.key_vars) key[v] = true;
+  // Per variable group, its non-key variables.
+  std::unordered_map<int32_t, IntVec> group_vars;
+  for (int32_t v = 0; v < num_vars; ++v) {
+    if (!key[v]) group_vars[s.goal_var_group[v]].push_back(v);
+  }
+  std::unordered_map<int32_t, int32_t> group_index;  // variable group -> index into groups_
+  for (int32_t object : spec.objects) {
+    if (object_roles_.count(object)) continue;
+    int32_t group = -1;
+    bool single = true;
+    for (int32_t v = 0; v < num_vars && single; ++v) {
+      if (key[v]) continue;
+      const auto first = s.goal_candidates.begin() + s.goal_cand_begin[v];
+      const auto last = s.goal_candidates.begin() + s.goal_cand_begin[v + 1];
+      if (std::find(first, last, object) == last) continue;
+      single = group < 0 || group == s.goal_var_group[v];
+      group = s.goal_var_group[v];
+    }
+    auto& [index, roles] = object_roles_[object];
+    index = -1;
+    if (!single || group < 0 || group_vars[group].size() > kMaxRoleVars) continue;
+    const auto [it, fresh] = group_index.emplace(group, static_cast<int32_t>(groups_.size()));
+    if (fresh) groups_.push_back(RoleGroup{group_vars[group], {}, 0});
+    index = it->second;
+    const IntVec& vars = groups_[index].vars;
+    for (size_t j = 0; j < vars.size(); ++j) {
+      const int32_t v = vars[j];
+      const auto first = s.goal_candidates.begin() + s.goal_cand_begin[v];
+      const auto last = s.goal_candidates.begin() + s.goal_cand_begin[v + 1];
+      if (std::find(first, last, object) != last) roles.push_back(static_cast<int32_t>(j));
+    }
   }
 }
 
@@ -156,6 +213,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
                                 const std::function<bool()>& stop) {
   const TaskSpec& s = task_.spec;
   Projection p;
+  p.object = spec.objects[index];
+  std::tie(p.group, p.roles) = object_roles_.at(p.object);
+  p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
   p.facts.assign(spec.facts.begin() + spec.fact_begin[index],
                  spec.facts.begin() + spec.fact_begin[index + 1]);
   p.templates.assign(spec.templates.begin() + spec.template_begin[index],
@@ -344,9 +404,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   if (task_.num_facts % 64 != 0) {
     optimistic.back() = (uint64_t{1} << (task_.num_facts % 64)) - 1;
   }
-  distance_entries_ += static_cast<int64_t>(count) * num_combos_;
+  const int32_t columns = num_combos_ * p.width;  // distances per abstract state
+  distance_entries_ += static_cast<int64_t>(count) * columns;
   if (distance_entries_ > kMaxDistanceEntries) return false;
-  p.distance.assign(static_cast<size_t>(count) * num_combos_, kUnreached);
+  p.distance.assign(static_cast<size_t>(count) * columns, kUnreached);
   // Goal tests depend only on the bits of F that some goal atom can name (not, e.g., on where
   // the robot stands), so they are computed once per distinct value of those bits: per
   // abstract state, a "goal class" with one flag per combination.
@@ -367,7 +428,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   IntVec fixed(task_.spec.goal_var_group.size(), -1);
   std::unordered_map<std::string, int32_t> class_of_bits;
   IntVec goal_class(static_cast<size_t>(count));
-  std::vector<uint8_t> class_goal;  // [class * combos + c]
+  std::vector<uint8_t> class_goal;  // [class * columns + c * width + role]
   const auto keys = static_cast<int32_t>(key_vars_.size());
   for (int32_t id = 0; id < count; ++id) {
     if ((id & 1023) == 1023 && stop && stop()) return false;
@@ -385,17 +446,22 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
     for (int32_t c = 0; c < num_combos_; ++c) {
       for (int32_t k = 0; k < keys; ++k) fixed[key_vars_[k]] = combos_[c * keys + k];
-      class_goal.push_back(goal_reached_with(task_, optimistic.data(), fixed.data()) ? 1 : 0);
+      for (int32_t r = 0; r < p.width; ++r) {
+        const int32_t role_var = p.roles.empty() ? -1 : groups_[p.group].vars[p.roles[r]];
+        if (role_var >= 0) fixed[role_var] = p.object;
+        class_goal.push_back(goal_reached_with(task_, optimistic.data(), fixed.data()) ? 1 : 0);
+        if (role_var >= 0) fixed[role_var] = -1;
+      }
     }
   }
   std::deque<int32_t> queue;
-  for (int32_t c = 0; c < num_combos_; ++c) {
+  for (int32_t column = 0; column < columns; ++column) {
     if (stop && stop()) return false;
     auto dist = [&](int32_t id) -> uint16_t& {
-      return p.distance[static_cast<size_t>(id) * num_combos_ + c];
+      return p.distance[static_cast<size_t>(id) * columns + column];
     };
     for (int32_t id = 0; id < count; ++id) {
-      if (class_goal[static_cast<size_t>(goal_class[id]) * num_combos_ + c]) {
+      if (class_goal[static_cast<size_t>(goal_class[id]) * columns + column]) {
         dist(id) = 0;
         queue.push_back(id);
       }
@@ -461,16 +527,54 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
   return found == p.ids.end() ? -1 : found->second;
 }
 
-int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
-  std::fill(sums_.begin(), sums_.end(), 0);
-  for (const Projection& p : projections_) {
-    const int32_t id = find(p, words, counters);
-    if (id < 0) continue;  // not reached from the start state: 0 is safe
-    const uint16_t* d = p.distance.data() + static_cast<size_t>(id) * num_combos_;
-    for (int32_t c = 0; c < num_combos_; ++c) sums_[c] += d[c];
+int32_t ProjectionHeuristic::match(const RoleGroup& group, int32_t c) {
+  constexpr int32_t kInf = 1 << 28;
+  const auto vars = static_cast<int32_t>(group.vars.size());
+  const uint32_t all = (uint32_t{1} << vars) - 1;
+  dp_.assign(size_t{1} << vars, kInf);
+  dp_[0] = 0;
+  for (int32_t m : group.members) {
+    const Projection& p = projections_[m];
+    const int32_t id = ids_[m];
+    const uint16_t* d =
+        id < 0 ? nullptr : p.distance.data() + (static_cast<size_t>(id) * num_combos_ + c) * p.width;
+    // Masks downwards: a mask only grows, so each member plays at most one role.
+    for (uint32_t mask = all + 1; mask-- > 0;) {
+      if (dp_[mask] >= kInf) continue;
+      for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
+        const uint32_t bit = uint32_t{1} << p.roles[r];
+        const int32_t cost = d == nullptr ? 0 : d[r];  // a state never reached: 0 is safe
+        if ((mask & bit) || cost >= kUnreached) continue;
+        dp_[mask | bit] = std::min(dp_[mask | bit], dp_[mask] + cost);
+      }
+    }
   }
-  int32_t best = *std::min_element(sums_.begin(), sums_.end());
-  if (best >= kUnreached) return projections_.empty() ? 0 : kDeadEnd;
+  int32_t best = kInf;
+  for (uint32_t mask = 0; mask <= all; ++mask) {
+    if ((all & ~mask & ~group.free_vars) == 0) best = std::min(best, dp_[mask]);
+  }
+  return best;
+}
+
+int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
+  if (projections_.empty()) return 0;
+  for (size_t i = 0; i < projections_.size(); ++i) {
+    ids_[i] = find(projections_[i], words, counters);
+  }
+  int32_t best = kDeadEnd;
+  for (int32_t c = 0; c < num_combos_; ++c) {
+    int32_t sum = 0;
+    for (int32_t i : ungrouped_) {
+      if (ids_[i] < 0) continue;  // not reached from the start state: 0 is safe
+      const Projection& p = projections_[i];
+      sum += p.distance[static_cast<size_t>(ids_[i]) * num_combos_ + c];
+    }
+    for (const RoleGroup& group : groups_) {
+      if (sum >= kUnreached) break;
+      sum += match(group, c);
+    }
+    if (sum < kUnreached) best = std::min(best, sum);
+  }
   return best;
 }
 

@@ -21,6 +21,19 @@
  * min_c sum_o d_o,c: a real plan reaches the goal under some combination, and under it every
  * projection's argument above holds.
  *
+ * Roles: the goal's other variables pick which object plays which part (which of three
+ * lettuces goes in the sandwich, which bread is the bottom slice). An object o that is a
+ * candidate of non-key variables of a single variable group G (its roles) gets one distance per
+ * role v, d_o,c,v: the goal with the key variables bound to c and v bound to o. An object that
+ * plays no role needs no move (no goal atom names it), so it costs 0. Per group, the bound takes
+ * the cheapest assignment of G's variables to distinct objects (a matching, by dynamic
+ * programming over subsets of the variables; a variable with a candidate outside the built
+ * projections may take it for free). A real plan ends in a goal state under some assignment;
+ * under it, each object's projected plan reaches its role's goal (or, without a role, costs at
+ * least 0), so the matching never exceeds the real cost. Other objects (candidates in several
+ * groups, or of a group with more than kMaxRoleVars variables) keep one distance per
+ * combination: the goal with only the key variables bound.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
@@ -40,6 +53,7 @@
 #include <limits>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "robotouille/task.h"
@@ -78,11 +92,25 @@ class ProjectionHeuristic {
   struct Projection {
     IntVec facts;      // F, in bit order
     IntVec templates;  // T, sorted
+    int32_t object = -1;
+    int32_t group = -1;  // index into groups_, or -1 when the object has no roles
+    IntVec roles;        // per role: the variable's index in its group's vars
+    int32_t width = 1;   // distances per (state, combination): one per role, at least 1
     std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
     std::unordered_map<std::string, int32_t> ids;  // the other keys -> state id
-    std::vector<uint16_t> distance;                // [id * combos + c]; 0xFFFF: unreachable
+    std::vector<uint16_t> distance;  // [(id * combos + c) * width + role]; see kUnreached
   };
+  // The variables of one goal-variable group that objects play as roles (see above).
+  struct RoleGroup {
+    IntVec vars;             // goal variables, at most kMaxRoleVars
+    IntVec members;          // projections whose object has roles in this group
+    uint32_t free_vars = 0;  // variables with a candidate that is not a member (cost 0)
+  };
+  static constexpr int32_t kMaxRoleVars = 10;
+
+  // The cheapest assignment of the group's variables to distinct members under combination c.
+  int32_t match(const RoleGroup& group, int32_t c);
   struct Edge {
     int32_t to;
     int32_t cost;
@@ -92,6 +120,8 @@ class ProjectionHeuristic {
   int32_t find(const Projection& p, const uint64_t* words, const int32_t* counters);
   // Appends the abstract key of (words, counters) under projection p to key_.
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
+  // Fills object_roles_ and groups_' variables (see "Roles" above).
+  void assign_roles(const ProjectionSpec& spec);
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
              const int32_t* counters, int64_t max_states, const std::function<bool()>& stop);
 
@@ -99,8 +129,11 @@ class ProjectionHeuristic {
   IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c
   int32_t num_combos_ = 1;
   IntVec key_vars_;
-  std::vector<int32_t> sums_;  // scratch: per combination
   std::vector<Projection> projections_;
+  std::vector<RoleGroup> groups_;
+  std::unordered_map<int32_t, std::pair<int32_t, IntVec>> object_roles_;  // (group, roles)
+  IntVec ungrouped_;            // projections without roles
+  IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
