@@ -561,6 +561,21 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   for (size_t i = 0; i < projections_.size(); ++i) {
     ids_[i] = find(projections_[i], words, counters);
   }
+  matched_.clear();
+  for (RoleGroup& group : groups_) {
+    key_.clear();
+    for (int32_t m : group.members) key_.append(reinterpret_cast<const char*>(&ids_[m]), 4);
+    auto found = group.cache.find(key_);
+    if (found == group.cache.end()) {
+      if (static_cast<int64_t>(group.cache.size() + 1) * num_combos_ > kMaxCachedCosts) {
+        group.cache.clear();
+      }
+      IntVec costs(static_cast<size_t>(num_combos_));
+      for (int32_t c = 0; c < num_combos_; ++c) costs[c] = match(group, c);
+      found = group.cache.emplace(key_, std::move(costs)).first;
+    }
+    matched_.push_back(&found->second);
+  }
   int32_t best = kDeadEnd;
   for (int32_t c = 0; c < num_combos_; ++c) {
     int32_t sum = 0;
@@ -569,9 +584,9 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       const Projection& p = projections_[i];
       sum += p.distance[static_cast<size_t>(ids_[i]) * num_combos_ + c];
     }
-    for (const RoleGroup& group : groups_) {
+    for (const IntVec* costs : matched_) {
       if (sum >= kUnreached) break;
-      sum += match(group, c);
+      sum += (*costs)[c];
     }
     if (sum < kUnreached) best = std::min(best, sum);
   }

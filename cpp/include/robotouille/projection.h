@@ -106,7 +106,11 @@ class ProjectionHeuristic {
     IntVec vars;             // goal variables, at most kMaxRoleVars
     IntVec members;          // projections whose object has roles in this group
     uint32_t free_vars = 0;  // variables with a candidate that is not a member (cost 0)
+    // The matching's cost per combination, by the members' abstract state ids: states that
+    // differ only outside the group's objects (most successors) reuse it.
+    std::unordered_map<std::string, IntVec> cache;
   };
+  static constexpr int64_t kMaxCachedCosts = 4'000'000;  // per group; then the cache restarts
   static constexpr int32_t kMaxRoleVars = 10;
 
   // The cheapest assignment of the group's variables to distinct members under combination c.
@@ -134,6 +138,7 @@ class ProjectionHeuristic {
   std::unordered_map<int32_t, std::pair<int32_t, IntVec>> object_roles_;  // (group, roles)
   IntVec ungrouped_;            // projections without roles
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
+  std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
