@@ -5,7 +5,7 @@ objects), so delays are exact: waiting, overlapping work with cooking and pausin
 part of the state space. ``"bfs"`` is breadth-first search; ``"astar"`` (the default) is A*
 with an admissible bound: by default the projection bound (exact per-object projections under a
 cost partition, see :mod:`robotouille.projections`), maxed with a critical-path time bound
-where the task has delayed effects. States are reduced by symmetry over interchangeable objects
+where the task has delayed effects and that bound exceeds the projections' at the start. States are reduced by symmetry over interchangeable objects
 (:mod:`robotouille.symmetry`). Both return plans with the fewest steps. Plans start from the
 env's current state, so ``optimal_length(env)`` mid-episode is the number of steps still to go.
 """
@@ -212,8 +212,9 @@ def plan(
         env: The environment; it is not modified.
         algorithm: ``"astar"`` (default) or ``"bfs"``.
         heuristic: For A*: ``"projections"`` (default: the projection bound, maxed with the
-            time bound when the task has delayed effects), ``"lmcut"`` (LM-cut on the delete
-            relaxation, maxed with the time bound), ``"time"`` (the critical-path bound alone)
+            time bound when the task has delayed effects and that bound is the larger at the
+            start), ``"lmcut"`` (LM-cut on the delete relaxation, maxed with the time bound),
+            ``"time"`` (the critical-path bound alone)
             or ``"all"`` (the max of all three: strongest, dearest).
         max_states: Stop after storing this many states.
         max_memory_bytes: Stop when the search's tables exceed this many bytes.

@@ -20,9 +20,10 @@
  * goal found is at minimal depth. A* pops the lowest f = g + h (ties: highest g) and stops when
  * it pops a goal; with an admissible h and re-opening of states reached by a shorter path that
  * is optimal. States whose relaxation cannot reach the goal are pruned (no plan exists there).
- * With the projection bound, the DelayHeuristic part is deferred: a generated state gets the
- * projection value, and the rest is computed when it is popped; if that raises its f it goes
- * back to the open list (admissible either way, so optimality is unaffected).
+ * With the projection bound, the DelayHeuristic part is kept only where it exceeds the
+ * projection bound at the start, and it is deferred: a generated state gets the projection
+ * value, and the rest is computed when it is popped; if that raises its f it goes back to the
+ * open list (admissible either way, so optimality is unaffected).
  *
  * Symmetry reduction (optional, symmetry.h): every generated state, the start included, is
  * replaced by its orbit's representative before it is stored, evaluated or expanded; goal
