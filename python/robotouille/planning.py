@@ -1,13 +1,14 @@
 """Exact optimal planning: :func:`plan`, :func:`optimal_length` and :func:`plan_many`.
 
-The search runs in C++ over the full engine state (facts, timers, active effects, created
-objects), so delays are exact: waiting, overlapping work with cooking and pausing a timer are
-part of the state space. ``"bfs"`` is breadth-first search; ``"astar"`` (the default) is A*
-with an admissible bound: by default the projection bound (exact per-object projections under a
-cost partition, see :mod:`robotouille.projections`), maxed with a critical-path time bound
-where the task has delayed effects and that bound exceeds the projections' at the start. States are reduced by symmetry over interchangeable objects
-(:mod:`robotouille.symmetry`). Both return plans with the fewest steps. Plans start from the
-env's current state, so ``optimal_length(env)`` mid-episode is the number of steps still to go.
+The search runs in C++ over the full engine state (facts, timers, active effects, created objects),
+so delays are exact: waiting, overlapping work with cooking and pausing a timer are part of the
+state space. ``"bfs"`` is breadth-first search; ``"astar"`` (the default) is A* with an admissible
+bound: by default the projection bound (exact per-object projections under a cost partition, see
+:mod:`robotouille.projections`), maxed with a critical-path time bound where the task has delayed
+effects and that bound exceeds the projections' at the start. States are reduced by symmetry over
+interchangeable objects (:mod:`robotouille.symmetry`). Both return plans with the fewest steps.
+Plans start from the env's current state, so ``optimal_length(env)`` mid-episode is the number of
+steps still to go.
 """
 
 from __future__ import annotations

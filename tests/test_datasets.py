@@ -1,0 +1,371 @@
+"""The benchmark datasets (python/robotouille/datasets.py) and our task files.
+
+* Every bundled task file loads, has the paper's goal description, and its goal accepts every
+  arrangement its description allows (fillings in any order, either bread at the bottom) and
+  rejects the others (a wrong order where the description fixes one, a missing ingredient).
+* The bundled instances: every one of the 300 loads; the manifest lists each with its effective
+  seed, and its optimal lengths are recomputed with the planner (the quick ones always; all of
+  them with ROBOTOUILLE_FULL_MANIFEST=1).
+* With an original checkout as the source (../shared), the instances are the original's.
+* The generator never produces a broken instance from a bundled task file (hypothesis).
+* The ``datasets`` CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robotouille
+from robotouille import datasets
+from robotouille.__main__ import main
+from robotouille.generate import generate
+
+from .conftest import SHARED
+from .test_generate import assert_sound
+
+REFERENCE = SHARED / "reference" / "robotouille"
+INSTANCES = SHARED / "oracle" / "instances"
+needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared is not available")
+
+ALL_SETS = (*datasets.DATASETS, "synchronous_train", "asynchronous_train")
+
+# The paper's goal descriptions (reference spec §9.1 and §9.2), for the tasks it lists.
+DESCRIPTIONS = {
+    "synchronous/0_cheese_sandwich": "Prepare a cheese sandwich on a table",
+    "synchronous/1_lettuce_sandwich": "Prepare a lettuce sandwich on a table",
+    "synchronous/2_lettuce_tomato_sandwich": (
+        "Prepare a sandwich with lettuce and tomato on a table"
+    ),
+    "synchronous/3_burger": "Prepare a hamburger on a table",
+    "synchronous/4_cheeseburger": "Prepare a cheeseburger on a table",
+    "synchronous/7_two_lettuce_chicken_sandwich": "Prepare two lettuce chicken sandwiches on "
+    "separate tables",
+    "synchronous/8_two_lettuce_tomato_burger": "Prepare two lettuce tomato burgers on separate "
+    "tables",
+    "asynchronous/0_cheese_chicken_sandwich": "Prepare a cheese chicken sandwich on a table",
+    "asynchronous/1_lettuce_chicken_sandwich": "Prepare a lettuce chicken sandwich on a table",
+    "asynchronous/3_tomato_burger_and_fries": "Prepare a tomato burger and fries on separate "
+    "tables",
+    "asynchronous/5_potato_soup": "Make potato soup with a whole potato and serve into a bowl on "
+    "a table.",
+    "asynchronous/6_onion_soup": "Make onion soup with 3 cut onions and serve into a bowl on a "
+    "table.",
+}
+
+
+def _task_json(dataset: str, task: str) -> dict[str, Any]:
+    (path,) = [p for p in datasets.task_files(dataset) if p.stem == task]
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+# -- the bundled task files ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dataset", ALL_SETS)
+def test_bundled_task_files_load(dataset: str) -> None:
+    files = datasets.task_files(dataset)
+    expected = 10 if dataset in datasets.DATASETS else 1
+    assert len(files) == expected
+    first = 1 if dataset == "multi_agent" else 0
+    assert [int(p.name.split("_")[0]) for p in files] == list(range(first, first + expected))
+    for path in files:
+        env = robotouille.load(path)
+        robots = 2 if dataset == "multi_agent" else 1
+        assert len(env.robots) == robots, path
+        assert not env.goal_reached(), path
+        key = f"{dataset}/{path.stem}"
+        if key in DESCRIPTIONS:
+            assert env.task.problem.goal_description == DESCRIPTIONS[key]
+
+
+def _dishes(env: dict[str, Any], *dishes: list[tuple[str, list[str]]]) -> dict[str, Any]:
+    """The task's kitchen with dishes built on its first tables: each a list of pieces (kind,
+    extra predicates) from the bottom up, taken from the task's own items; the other items
+    are stacked on the last table."""
+    env = json.loads(json.dumps(env))
+    tables = [s for s in env["stations"] if s["name"] == "table"]
+    pool = list(env["items"])
+    used: list[dict[str, Any]] = []
+    for table, pieces in zip(tables, dishes):
+        for level, (kind, extra) in enumerate(pieces):
+            item = next(i for i in pool if i["name"] == kind and i not in used)
+            used.append(item)
+            item["x"], item["y"], item["stack-level"] = table["x"], table["y"], level
+            item["predicates"] = sorted({*item.get("predicates", []), *extra})
+    rest = [i for i in pool if i not in used]
+    for level, item in enumerate(rest):
+        item["x"], item["y"], item["stack-level"] = tables[-1]["x"], tables[-1]["y"], level
+    return env
+
+
+CUT, COOKED = ["iscut"], ["iscooked"]
+
+
+@pytest.mark.parametrize(
+    ("dataset", "task", "pieces", "accepted"),
+    [
+        # Fillings in any order, either bread at the bottom.
+        (
+            "synchronous",
+            "2_lettuce_tomato_sandwich",
+            [("bread", []), ("lettuce", CUT), ("tomato", CUT), ("bread", [])],
+            True,
+        ),
+        (
+            "synchronous",
+            "2_lettuce_tomato_sandwich",
+            [("bread", []), ("tomato", CUT), ("lettuce", CUT), ("bread", [])],
+            True,
+        ),
+        (
+            "synchronous",
+            "2_lettuce_tomato_sandwich",
+            [("bread", []), ("tomato", CUT), ("lettuce", []), ("bread", [])],
+            False,
+        ),  # uncut
+        (
+            "synchronous",
+            "2_lettuce_tomato_sandwich",
+            [("bread", []), ("lettuce", CUT), ("bread", []), ("tomato", CUT)],
+            False,
+        ),  # open
+        (
+            "synchronous",
+            "4_cheeseburger",
+            [("bottombun", []), ("cheese", []), ("patty", []), ("topbun", [])],
+            True,
+        ),
+        (
+            "synchronous",
+            "4_cheeseburger",
+            [("bottombun", []), ("patty", []), ("cheese", []), ("topbun", [])],
+            True,
+        ),
+        (
+            "synchronous",
+            "4_cheeseburger",
+            [("topbun", []), ("patty", []), ("cheese", []), ("bottombun", [])],
+            False,
+        ),
+        # A fixed order: patty, cheese, patty, cheese.
+        (
+            "synchronous",
+            "5_double_cheeseburger",
+            [
+                ("bottombun", []),
+                ("patty", []),
+                ("cheese", []),
+                ("patty", []),
+                ("cheese", []),
+                ("topbun", []),
+            ],
+            True,
+        ),
+        (
+            "synchronous",
+            "5_double_cheeseburger",
+            [
+                ("bottombun", []),
+                ("cheese", []),
+                ("patty", []),
+                ("patty", []),
+                ("cheese", []),
+                ("topbun", []),
+            ],
+            False,
+        ),
+        (
+            "multi_agent",
+            "1_lettuce_burger",
+            [("bottombun", []), ("patty", COOKED), ("lettuce", CUT), ("topbun", [])],
+            True,
+        ),
+        (
+            "multi_agent",
+            "1_lettuce_burger",
+            [("bottombun", []), ("lettuce", CUT), ("patty", COOKED), ("topbun", [])],
+            False,
+        ),
+        (
+            "asynchronous",
+            "0_cheese_chicken_sandwich",
+            [("bread", []), ("cheese", []), ("chicken", COOKED), ("bread", [])],
+            True,
+        ),
+        (
+            "asynchronous",
+            "0_cheese_chicken_sandwich",
+            [("bread", []), ("cheese", []), ("chicken", []), ("bread", [])],
+            False,
+        ),  # raw
+    ],
+)
+def test_goals_accept_what_the_description_allows(
+    dataset: str, task: str, pieces: list[tuple[str, list[str]]], accepted: bool
+) -> None:
+    env = robotouille.load(_dishes(_task_json(dataset, task), pieces))
+    assert env.goal_reached() == accepted
+
+
+def test_dishes_on_separate_tables_need_two_tables() -> None:
+    kitchen = _task_json("synchronous", "7_two_lettuce_chicken_sandwich")
+    sandwich = [("bread", []), ("lettuce", CUT), ("chicken", []), ("bread", [])]
+    assert robotouille.load(_dishes(kitchen, sandwich, sandwich)).goal_reached()
+    # Both on one table (one stacked on the other) is not two sandwiches on separate tables.
+    assert not robotouille.load(_dishes(kitchen, sandwich + sandwich)).goal_reached()
+
+
+# -- instances, the manifest ---------------------------------------------------------------------
+
+
+def _manifest() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(datasets.manifest_path().read_text())
+    return data
+
+
+def test_every_bundled_instance_loads_and_the_manifest_lists_it() -> None:
+    entries = {e["key"]: e for e in _manifest()["instances"]}
+    keys = []
+    for dataset in datasets.DATASETS:
+        for inst in datasets.load(dataset):
+            keys.append(inst.key)
+            env = inst.load()
+            assert len(env.robots) == (2 if dataset == "multi_agent" else 1)
+            entry = entries[inst.key]
+            assert entry["effective_seed"] == inst.effective_seed
+            assert inst.optimal_length == entry["optimal_length"]
+            if inst.optimal_length is None:
+                assert inst.step_limit is None
+            else:
+                assert inst.step_limit == math.ceil(1.5 * inst.optimal_length)
+                assert env.max_steps == inst.step_limit
+    assert len(keys) == 300
+    assert sorted(keys) == sorted(entries)
+
+
+def _recomputed_entries() -> list[dict[str, Any]]:
+    entries = [e for e in _manifest()["instances"] if e["optimal_length"] is not None]
+    if os.environ.get("ROBOTOUILLE_FULL_MANIFEST") == "1":
+        return entries
+    return [e for e in entries if e["seconds"] < 0.2][::4]  # a quick sample in CI
+
+
+@pytest.mark.parametrize("entry", _recomputed_entries(), ids=lambda e: e["key"])
+def test_manifest_optimum_equals_the_planners(entry: dict[str, Any]) -> None:
+    dataset_task, seed = entry["key"].rsplit(":", 1)
+    dataset, task = dataset_task.split("/")
+    (inst,) = datasets.load(dataset, seeds=[int(seed)], tasks=[task])
+    env = inst.load()
+    plan = robotouille.plan(env)
+    assert plan.length == entry["optimal_length"]
+    for action in plan.actions:
+        env.step(action)
+    assert env.goal_reached()
+
+
+def test_solve_fills_in_lengths_the_manifest_lacks() -> None:
+    (bundled,) = datasets.load("synchronous", seeds=[42], tasks=["0"])
+    solved = datasets.load(
+        "synchronous",
+        seeds=[42],
+        tasks=["0"],
+        source=datasets.task_files("synchronous")[0].parent.parent,
+        solve=True,
+        threads=1,
+    )
+    assert solved[0].environment == bundled.environment
+    assert solved[0].optimal_length == robotouille.optimal_length(bundled.load())
+    assert solved[0].step_limit == datasets.step_limit(solved[0].optimal_length or 0)
+
+
+def test_bad_arguments_are_clear() -> None:
+    with pytest.raises(ValueError, match="unknown dataset 'sync'"):
+        datasets.load("sync")
+    with pytest.raises(ValueError, match=r"unknown task\(s\) \['99'\]"):
+        datasets.load("synchronous", tasks=["99"])
+    with pytest.raises(FileNotFoundError, match="no synchronous folder"):
+        datasets.load("synchronous", source="/nonexistent")
+    with pytest.raises(ValueError, match="non-negative"):
+        datasets.step_limit(-1)
+    assert datasets.step_limit(0) == 1
+    assert datasets.step_limit(7) == 11
+
+
+@settings(max_examples=60, deadline=None)
+@given(index=st.integers(0, 31), seed=st.integers(0, 2**32))
+def test_bundled_tasks_always_generate_sound_instances(index: int, seed: int) -> None:
+    files = [p for d in ALL_SETS for p in datasets.task_files(d)]
+    path = files[index]
+    multi = path.parent.name == "multi_agent"
+    result = generate(path, seed, keep_all_robots=multi)
+    assert_sound(result.environment, robots=2 if multi else 1)
+
+
+# -- an original checkout as the source ----------------------------------------------------------
+
+
+@needs_reference
+@pytest.mark.parametrize("dataset", datasets.DATASETS)
+def test_original_checkout_gives_the_papers_instances(dataset: str) -> None:
+    instances = datasets.load(dataset, REFERENCE)
+    assert len({i.task for i in instances}) == 10
+    assert all(i.optimal_length is None and i.step_limit is None for i in instances)
+    records = INSTANCES / dataset
+    if dataset == "multi_agent":
+        assert all(len(i.load().robots) == 2 for i in instances)
+        return
+    if not records.is_dir():
+        pytest.skip(f"no recorded {dataset} instances in ../shared")
+    checked = 0
+    for inst in instances:
+        record = records / inst.task / f"seed{inst.seed}.json"
+        if record.is_file():
+            expected = json.loads(record.read_text())
+            assert inst.effective_seed == expected["effective_seed"]
+            assert inst.environment == expected["generated_env"]
+            assert inst.load().reset()[0] == expected["initial_observation"]
+            checked += 1
+    assert checked == 100
+
+
+# -- the CLI -------------------------------------------------------------------------------------
+
+
+def test_cli_datasets_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["datasets", "list", "synchronous"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("synchronous (seeds 42, 84,")
+    assert "0_cheese_sandwich" in out and "9_onion_cheese_burger" in out
+    assert main(["datasets", "show", "asynchronous", "5", "42"]) == 0
+    captured = capsys.readouterr()
+    (inst,) = datasets.load("asynchronous", seeds=[42], tasks=["5"])
+    assert captured.out == inst.load().reset()[0] + "\n"
+    assert f"asynchronous/5_potato_soup:42: effective seed {inst.effective_seed}" in captured.err
+    assert main(["datasets", "show", "synchronous", "nope", "42"]) == 2
+    assert "unknown task" in capsys.readouterr().err
+
+
+@needs_reference
+def test_cli_datasets_with_an_original_checkout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["datasets", "show", "synchronous", "0", "42", "--source", str(REFERENCE)]) == 0
+    record = json.loads(
+        (INSTANCES / "synchronous" / "0_cheese_sandwich" / "seed42.json").read_text()
+    )
+    assert capsys.readouterr().out == record["initial_observation"] + "\n"
+
+
+def test_package_data_has_every_task() -> None:
+    names = robotouille.domains.list_bundled_environments()
+    for dataset in ALL_SETS:
+        for path in datasets.task_files(dataset):
+            assert f"{dataset}/{path.stem}" in names
+    assert Path(datasets.manifest_path()).is_file()
