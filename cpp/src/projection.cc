@@ -178,7 +178,10 @@ void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
     index = -1;
     if (!single || group < 0 || group_vars[group].size() > kMaxRoleVars) continue;
     const auto [it, fresh] = group_index.emplace(group, static_cast<int32_t>(groups_.size()));
-    if (fresh) groups_.push_back(RoleGroup{group_vars[group], {}, 0});
+    if (fresh) {
+      groups_.emplace_back();
+      groups_.back().vars = group_vars[group];
+    }
     index = it->second;
     const IntVec& vars = groups_[index].vars;
     for (size_t j = 0; j < vars.size(); ++j) {
