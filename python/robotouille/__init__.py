@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from . import datasets
 from .env import Env, EnvState, load
 from .errors import (
     CapacityError,
@@ -56,6 +57,7 @@ __all__ = [
     "SpecError",
     "UnsolvableError",
     "__version__",
+    "datasets",
     "load",
     "make_vec",
     "optimal_length",

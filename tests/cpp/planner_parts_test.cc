@@ -208,6 +208,44 @@ TEST(ProjectionHeuristicTest, TheBoundIsTheOptimumHereAndAStarFindsIt) {
   EXPECT_GT(a.stats.abstract_states, 0);
 }
 
+// Two items (objects 0, 1) that can each play the goal's variables: done(item) is fact 0 / 1;
+// item 0 needs two steps (half, fact 2, then done), item 1 one. With `vars` variables of one
+// group over both items, the bound is the cheapest assignment of variables to distinct items.
+int32_t roles_bound(int32_t vars, bool item1_done) {
+  FixtureBuilder b(3);
+  b.add_objects(2, "item");
+  b.fact_args = {0, 1, 0};
+  const int32_t half0 = b.add_grounding(GroundingDef{{}, {2, 0}, {{2, true}}});
+  const int32_t done0 = b.add_grounding(GroundingDef{{2}, {0}, {{0, true}}});
+  const int32_t done1 = b.add_grounding(GroundingDef{{}, {1}, {{1, true}}});
+  for (int32_t v = 0; v < vars; ++v) {
+    b.goal_vars.push_back(GoalVarDef{0, {0, 1}});
+    b.goal_atoms.push_back(GoalAtomDef{0, {var(v, 0, 1)}});
+  }
+  const Task task = b.task();
+  ProjectionSpec p;
+  p.objects = {0, 1};
+  p.fact_begin = {0, 2, 3};
+  p.facts = {0, 2, 1};
+  p.template_begin = {0, 0, 0};
+  p.grounding_begin = {0, 2, 3};
+  p.groundings = {half0, done0, done1};
+  p.costs = {1, 1, 1};
+  p.hold_begin = {0, 0, 0};
+  p.fallback = {0, 0};
+  State s(task);
+  if (item1_done) s.set(1);
+  ProjectionHeuristic h(task, p, s.words.data(), s.counters.data());
+  return h.evaluate(s.words.data(), s.counters.data());
+}
+
+TEST(ProjectionHeuristicTest, RolesTakeTheCheapestDistinctObjects) {
+  EXPECT_EQ(roles_bound(1, false), 1);  // item 1 plays the one role; item 0 is left out
+  EXPECT_EQ(roles_bound(2, false), 3);  // both are needed: 2 + 1
+  EXPECT_EQ(roles_bound(1, true), 0);   // item 1 is already done
+  EXPECT_EQ(roles_bound(2, true), 2);   // item 0 must still be done
+}
+
 TEST(ProjectionHeuristicTest, RejectsTablesThatDoNotFitTheTask) {
   Carry c = carry_task();
   State s(c.task);
