@@ -8,11 +8,13 @@ generating and of solving.
 
 ``--write-manifest`` also writes ``domains/robotouille/manifest.json``, the manifest of optimal
 lengths :func:`robotouille.datasets.load` ships (tests/test_datasets.py recomputes it).
+``--retry-unsolved`` keeps the manifest's solved instances and searches again, with the given
+time limit, only those it has no optimal length for (each entry records its time limit).
 
 Usage (from the repository root)::
 
     python benchmarks/dataset_report.py [--threads 2] [--time-limit 60] [--datasets ...]
-        [--write-manifest]
+        [--write-manifest] [--retry-unsolved]
 """
 
 from __future__ import annotations
@@ -29,13 +31,24 @@ from robotouille import SearchLimitError, datasets
 MANIFEST = Path(__file__).resolve().parents[1] / "domains" / "robotouille" / "manifest.json"
 
 
+def _manifest_entries() -> dict[str, dict[str, Any]]:
+    """The shipped manifest's entries by key (none if there is no manifest yet)."""
+    if not MANIFEST.is_file():
+        return {}
+    return {e["key"]: e for e in json.loads(MANIFEST.read_text())["instances"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
     parser.add_argument("--datasets", default=",".join(datasets.DATASETS))
     parser.add_argument("--write-manifest", action="store_true")
+    parser.add_argument("--retry-unsolved", action="store_true")
     args = parser.parse_args()
+    previous = {}
+    if args.retry_unsolved:
+        previous = _manifest_entries()
 
     start = time.perf_counter()
     instances = [
@@ -43,19 +56,26 @@ def main() -> None:
         for name in args.datasets.split(",")
         for inst in datasets.load(name, seeds=datasets.DEFAULT_SEEDS)
     ]
-    envs = [inst.load() for inst in instances]
+    todo = [i for i in instances if previous.get(i.key, {}).get("optimal_length") is None]
+    envs = [inst.load() for inst in todo]
     generated = time.perf_counter()
     results = robotouille.plan_many(
         envs, threads=args.threads, time_limit=args.time_limit, return_exceptions=True
     )
     solved_at = time.perf_counter()
 
+    solved_now = dict(zip((i.key for i in todo), results))
     entries: list[dict[str, Any]] = []
-    for inst, result in zip(instances, results):
+    for inst in instances:
+        if inst.key not in solved_now:
+            entries.append(previous[inst.key])
+            continue
+        result = solved_now[inst.key]
         entry: dict[str, Any] = {
             "key": inst.key,
             "effective_seed": inst.effective_seed,
             "optimal_length": None,
+            "time_limit": args.time_limit,
         }
         if isinstance(result, robotouille.Plan):
             entry["optimal_length"] = result.length
@@ -86,19 +106,22 @@ def main() -> None:
         print(f"| {task} | {shown} | {max(e['seconds'] for e in rows):.2f} |")
     solved = sum(e["optimal_length"] is not None for e in entries)
     print(
-        f"\n{solved}/{len(entries)} solved optimally. Generating and loading: "
-        f"{generated - start:.1f} s; solving: {solved_at - generated:.1f} s wall with "
+        f"\n{solved}/{len(entries)} solved optimally ({len(todo)} searched now). Generating and "
+        f"loading: {generated - start:.1f} s; solving: {solved_at - generated:.1f} s wall with "
         f"{args.threads} threads; total {solved_at - start:.1f} s."
     )
     if args.write_manifest:
+        # Instances of datasets this run left out keep their entries.
+        merged = _manifest_entries()
+        merged.update((e["key"], e) for e in entries)
+        entries = list(merged.values())
         manifest = {
             "schema": 1,
             "about": "Optimal plan lengths of the bundled benchmark instances (A*, centralized "
             "mode), written by benchmarks/dataset_report.py --write-manifest. optimal_length "
-            "is null where the search stopped at its time limit; lower_bound is then what it "
-            "proved.",
+            "is null where the search stopped at its time limit (seconds, per entry); "
+            "lower_bound is then what it proved.",
             "seeds": list(datasets.DEFAULT_SEEDS),
-            "time_limit": args.time_limit,
             "instances": entries,
         }
         MANIFEST.write_text(json.dumps(manifest, indent=1) + "\n")
