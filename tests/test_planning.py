@@ -362,6 +362,17 @@ def test_an_unreachable_goal_is_reported() -> None:
     assert python_bfs(env, 1000) is None
 
 
+@pytest.mark.parametrize("algorithm", ["astar", "bfs"])
+def test_a_state_limit_that_leaves_every_successor_out_is_a_limit(algorithm: str) -> None:
+    """With room for the start state only, the open list runs dry: that is the limit speaking,
+    not a proof that the goal is unreachable."""
+    env = robotouille.load("cheese_sandwich")
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, algorithm, max_states=1)  # type: ignore[arg-type]
+    assert info.value.limit == "max_states"
+    assert info.value.stats.stored == 1
+
+
 @needs_shared
 def test_limits_stop_the_search_with_statistics() -> None:
     env = robotouille.load(EXAMPLES / "synchronous/2_lettuce_tomato_sandwich.json")

@@ -668,7 +668,8 @@ class Searcher {
         });
       }
     }
-    return SearchStatus::kUnsolvable;
+    // Successors left out at the state limit may have led to the goal.
+    return full_ ? SearchStatus::kStateLimit : SearchStatus::kUnsolvable;
   }
 
   const Task& task_;
