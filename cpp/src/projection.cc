@@ -457,15 +457,38 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       }
     }
   }
+  // Per column (combination x role), a 0-1 breadth-first search backwards from its goal
+  // states, on a contiguous scratch column (the table interleaves the columns), over reverse
+  // edges laid out in the order it reads them. Columns with the same goal states (e.g. a role
+  // whose atoms name no key variable, under every combination) share one search.
+  IntVec reverse_source(edges.size());
+  std::vector<uint8_t> reverse_cost(edges.size());
+  for (size_t r = 0; r < edges.size(); ++r) {
+    reverse_source[r] = source_of[reverse_from[r]];
+    reverse_cost[r] = static_cast<uint8_t>(edges[reverse_from[r]].cost);
+  }
+  const size_t num_classes = class_of_bits.size();
+  std::unordered_map<std::string, int32_t> column_of_goals;
+  std::string goals(num_classes, '\0');
+  std::vector<uint16_t> dist(static_cast<size_t>(count));
   std::deque<int32_t> queue;
   for (int32_t column = 0; column < columns; ++column) {
     if (stop && stop()) return false;
-    auto dist = [&](int32_t id) -> uint16_t& {
-      return p.distance[static_cast<size_t>(id) * columns + column];
-    };
+    for (size_t k = 0; k < num_classes; ++k) {
+      goals[k] = static_cast<char>(class_goal[k * columns + column]);
+    }
+    const auto [same, fresh] = column_of_goals.emplace(goals, column);
+    if (!fresh) {
+      for (int32_t id = 0; id < count; ++id) {
+        const size_t row = static_cast<size_t>(id) * columns;
+        p.distance[row + column] = p.distance[row + same->second];
+      }
+      continue;
+    }
+    std::fill(dist.begin(), dist.end(), kUnreached);
     for (int32_t id = 0; id < count; ++id) {
-      if (class_goal[static_cast<size_t>(goal_class[id]) * columns + column]) {
-        dist(id) = 0;
+      if (goals[goal_class[id]]) {
+        dist[id] = 0;
         queue.push_back(id);
       }
     }
@@ -473,19 +496,21 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       const int32_t v = queue.front();
       queue.pop_front();
       for (int32_t r = reverse_begin[v]; r < reverse_begin[v + 1]; ++r) {
-        const int32_t e = reverse_from[r];
-        const int32_t u = source_of[e];
+        const int32_t u = reverse_source[r];
         // Capped below kUnreached: a (never seen) longer distance is underestimated, not lost.
-        const int32_t d = std::min<int32_t>(dist(v) + edges[e].cost, kUnreached - 1);
-        if (d < dist(u)) {
-          dist(u) = static_cast<uint16_t>(d);
-          if (edges[e].cost == 0) {
+        const int32_t d = std::min<int32_t>(dist[v] + reverse_cost[r], kUnreached - 1);
+        if (d < dist[u]) {
+          dist[u] = static_cast<uint16_t>(d);
+          if (reverse_cost[r] == 0) {
             queue.push_front(u);
           } else {
             queue.push_back(u);
           }
         }
       }
+    }
+    for (int32_t id = 0; id < count; ++id) {
+      p.distance[static_cast<size_t>(id) * columns + column] = dist[id];
     }
   }
   // Abstract states without running timers (most) get an open-addressing table on their two
