@@ -46,9 +46,8 @@ def main() -> None:
     parser.add_argument("--write-manifest", action="store_true")
     parser.add_argument("--retry-unsolved", action="store_true")
     args = parser.parse_args()
-    previous = {}
-    if args.retry_unsolved:
-        previous = _manifest_entries()
+    existing = _manifest_entries()
+    previous = existing if args.retry_unsolved else {}
 
     start = time.perf_counter()
     instances = [
@@ -112,9 +111,8 @@ def main() -> None:
     )
     if args.write_manifest:
         # Instances of datasets this run left out keep their entries.
-        merged = _manifest_entries()
-        merged.update((e["key"], e) for e in entries)
-        entries = list(merged.values())
+        existing.update((e["key"], e) for e in entries)
+        entries = list(existing.values())
         manifest = {
             "schema": 1,
             "about": "Optimal plan lengths of the bundled benchmark instances (A*, centralized "

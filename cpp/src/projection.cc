@@ -161,16 +161,18 @@ void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
   for (int32_t v = 0; v < num_vars; ++v) {
     if (!key[v]) group_vars[s.goal_var_group[v]].push_back(v);
   }
+  auto is_candidate = [&](int32_t v, int32_t object) {
+    const auto first = s.goal_candidates.begin() + s.goal_cand_begin[v];
+    const auto last = s.goal_candidates.begin() + s.goal_cand_begin[v + 1];
+    return std::find(first, last, object) != last;
+  };
   std::unordered_map<int32_t, int32_t> group_index;  // variable group -> index into groups_
   for (int32_t object : spec.objects) {
     if (object_roles_.count(object)) continue;
     int32_t group = -1;
     bool single = true;
     for (int32_t v = 0; v < num_vars && single; ++v) {
-      if (key[v]) continue;
-      const auto first = s.goal_candidates.begin() + s.goal_cand_begin[v];
-      const auto last = s.goal_candidates.begin() + s.goal_cand_begin[v + 1];
-      if (std::find(first, last, object) == last) continue;
+      if (key[v] || !is_candidate(v, object)) continue;
       single = group < 0 || group == s.goal_var_group[v];
       group = s.goal_var_group[v];
     }
@@ -185,10 +187,7 @@ void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
     index = it->second;
     const IntVec& vars = groups_[index].vars;
     for (size_t j = 0; j < vars.size(); ++j) {
-      const int32_t v = vars[j];
-      const auto first = s.goal_candidates.begin() + s.goal_cand_begin[v];
-      const auto last = s.goal_candidates.begin() + s.goal_cand_begin[v + 1];
-      if (std::find(first, last, object) != last) roles.push_back(static_cast<int32_t>(j));
+      if (is_candidate(vars[j], object)) roles.push_back(static_cast<int32_t>(j));
     }
   }
 }

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .domains import _bundle_dir
+from .domains import _TASKS_DIR, _bundle_dir
 from .env import Env, Mode, PathLike
 from .env import load as load_env
 from .errors import SearchLimitError
@@ -96,7 +96,7 @@ class Instance:
     @property
     def key(self) -> str:
         """``dataset/task:seed``, the instance's name in the manifest and in reports."""
-        return f"{self.dataset}/{self.task}:{self.seed}"
+        return _key(self.dataset, self.task, self.seed)
 
     def load(self, domain_file: PathLike | dict[str, Any] | None = None, **kwargs: Any) -> Env:
         """Loads the instance, with its step limit and mode unless given.
@@ -149,9 +149,8 @@ def task_files(dataset: str, source: Source = "bundled") -> list[Path]:
         ValueError: Unknown dataset.
         FileNotFoundError: The source has no folder for the dataset.
     """
-    folder = _dataset_dir(dataset, source)
-    files = [p for p in folder.glob("*.json") if _TASK_NAME.match(p.name)]
-    return sorted(files, key=lambda p: (int(_TASK_NAME.match(p.name)[1]), p.name))  # type: ignore[index]
+    files = [p for p in _dataset_dir(dataset, source).glob("*.json") if _number(p)]
+    return sorted(files, key=lambda p: (int(_number(p)), p.name))
 
 
 def load(
@@ -203,8 +202,7 @@ def load(
     for path in files:
         for seed in seeds:
             generated = generate(path, seed, keep_all_robots=multi)
-            key = f"{dataset}/{path.stem}:{seed}"
-            optimal = lengths.get(key)
+            optimal = lengths.get(_key(dataset, path.stem, seed))
             instances.append(
                 Instance(
                     dataset=dataset,
@@ -251,6 +249,10 @@ def _solve(
     return solved
 
 
+def _key(dataset: str, task: str, seed: int) -> str:
+    return f"{dataset}/{task}:{seed}"
+
+
 def _number(path: Path) -> str:
     match = _TASK_NAME.match(path.name)
     return match[1] if match else ""
@@ -261,7 +263,7 @@ def _dataset_dir(dataset: str, source: Source) -> Path:
     if dataset not in known:
         raise ValueError(f"unknown dataset {dataset!r} (datasets: {', '.join(known)})")
     if source == "bundled":
-        return _bundle_dir() / "tasks" / dataset
+        return _bundle_dir() / _TASKS_DIR / dataset
     root = Path(os.fspath(source))
     for candidate in (
         root / dataset,
