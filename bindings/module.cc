@@ -203,7 +203,10 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"hold_begin", &s->hold_begin},
               {"hold_facts", &s->hold_facts},
               {"key_vars", &s->key_vars},
-              {"fallback", &s->fallback}});
+              {"fallback", &s->fallback},
+              {"arrivals", &s->arrivals},
+              {"colocated_begin", &s->colocated_begin},
+              {"colocated", &s->colocated}});
   return s;
 }
 

@@ -11,16 +11,19 @@ tables are refused, and that objects with spare candidates (roles) still count.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 
 import robotouille
 from robotouille import _core, datasets
 from robotouille.domains import default_domain_path
-from robotouille.planning import _projection_tables
+from robotouille.planning import _as_lists, _projection_tables
 from robotouille.projections import (
+    _arrival_shapes,
     _hands,
     _projection_objects,
     _TaskView,
@@ -89,6 +92,46 @@ def test_a_hand_that_can_hold_two_things_gets_no_move_charges() -> None:
     replay(env2, plan)
 
 
+def test_arrivals_charge_the_empty_move_before_each_pick() -> None:
+    """Moves set the arrival bit, puts clear it, picks of the item pay for it (projection.h)."""
+    env = robotouille.load("cheese_sandwich")
+    task = env.task
+    tables = find_projections(task)
+    row = slice(int(tables.grounding_begin[0]), int(tables.grounding_begin[1]))
+    expected = {"move": 1, "pick-up-item": 4, "unstack": 4, "place-item": 2, "stack": 2}
+    held = task.objects[tables.objects[0]].name
+    for g, code in zip(tables.groundings[row], tables.arrivals[row]):
+        action, args = task.grounding_name(int(g))
+        mine = action == "move" or args[1] == held
+        assert code == (expected.get(action, 0) if mine else 0), (action, args)
+    pairs = tables.colocated[2 * tables.colocated_begin[0] : 2 * tables.colocated_begin[1]]
+    names = {task.fact_name(int(f)) for f in pairs}
+    assert {"loc(robot1,table1)", f"item_at({held},table1)", f"item_on({held},table1)"} <= names
+    # Every pick of the bundled sandwich's cheese and top bread follows an arrival.
+    plain = dataclasses.replace(tables, arrivals=np.zeros_like(tables.arrivals))
+    with_arrivals = bound(env, **_as_lists(tables))
+    assert with_arrivals > bound(env, **_as_lists(plain))
+    plan = robotouille.plan(env, "bfs")
+    assert with_arrivals <= plan.length
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+
+
+def test_arrivals_need_the_hand_shapes_of_the_argument() -> None:
+    domain = json.loads(default_domain_path().read_text())
+    assert _arrival_shapes(robotouille.load("cheese_sandwich").task.domain)
+    place = next(a for a in domain["action_defs"] if a["name"] == "place-item")
+    # Putting an item down anywhere (even where another item stands) breaks the argument.
+    place["precons"] = [p for p in place["precons"] if p["predicate"] != "station_empty"]
+    env = robotouille.load("cheese_sandwich", domain)
+    assert not _arrival_shapes(env.task.domain)
+    assert not find_projections(env.task).arrivals.any()
+    # Several robots: no arrivals either (one robot's move could serve another's pick).
+    (instance,) = datasets.load("multi_agent", seeds=[42], tasks=["1_lettuce_burger"])
+    assert not find_projections(instance.load().task).arrivals.any()
+
+
 @needs_shared
 def test_the_table_of_a_burger_is_a_key_variable() -> None:
     env = robotouille.load(EXAMPLES / "synchronous" / "6_lettuce_tomato_cheeseburger.json")
@@ -144,6 +187,9 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("fact_begin", good["fact_begin"][:-1]),
         ("key_vars", [10**6]),
         ("fallback", [1] * len(good["fallback"])),
+        ("arrivals", [9] * len(good["arrivals"])),
+        ("arrivals", [1]),
+        ("colocated", [10**7] * len(good["colocated"])),
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

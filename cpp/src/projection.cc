@@ -48,6 +48,7 @@ struct LocalAction {
   std::vector<std::pair<int32_t, bool>> effects;  // (bit, value), in order
   bool starts_template;                           // starts one of the projection's templates
   int32_t cost;
+  int32_t arrival = 0;  // kArrivalMove / kArrivalDrop / kArrivalPick (projection.h)
 };
 
 }  // namespace
@@ -88,6 +89,14 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     require(spec.fact_begin[p + 1] - spec.fact_begin[p] <= kMaxFacts,
             "a projection has more than 128 facts");
   }
+  require(spec.arrivals.empty() || spec.arrivals.size() == spec.groundings.size(),
+          "arrivals and groundings differ in size");
+  for (int32_t a : spec.arrivals) require(a >= 0 && a <= 7, "arrival code out of range");
+  if (!spec.colocated_begin.empty()) {
+    check_csr(spec.colocated_begin, n, spec.colocated.size() / 2, "colocated_begin");
+    require(spec.colocated.size() % 2 == 0, "colocated holds pairs");
+  }
+  for (int32_t f : spec.colocated) require(f >= 0 && f < task.num_facts, "fact out of range");
   // Combinations of the key variables' candidates (distinct within a group), at most 4096.
   const TaskSpec& s = task.spec;
   const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
@@ -225,12 +234,28 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   std::sort(p.templates.begin(), p.templates.end());
   std::vector<int16_t> bit_of(static_cast<size_t>(task_.num_facts), -1);
   for (size_t i = 0; i < p.facts.size(); ++i) bit_of[p.facts[i]] = static_cast<int16_t>(i);
+  const bool arrivals =
+      !spec.arrivals.empty() && p.facts.size() < static_cast<size_t>(kMaxFacts) &&
+      std::any_of(spec.arrivals.begin() + spec.grounding_begin[index],
+                  spec.arrivals.begin() + spec.grounding_begin[index + 1],
+                  [](int32_t a) { return a != 0; });
+  std::vector<std::pair<int32_t, int32_t>> colocated;  // local bit pairs (see projection.h)
+  if (arrivals) {
+    p.arrival_bit = static_cast<int32_t>(p.facts.size());
+    if (!spec.colocated_begin.empty()) {
+      for (int32_t k = spec.colocated_begin[index]; k < spec.colocated_begin[index + 1]; ++k) {
+        const int32_t a = bit_of[spec.colocated[2 * k]], b = bit_of[spec.colocated[2 * k + 1]];
+        if (a >= 0 && b >= 0) colocated.emplace_back(a, b);
+      }
+    }
+  }
 
   std::vector<LocalAction> actions;
   for (int32_t j = spec.grounding_begin[index]; j < spec.grounding_begin[index + 1]; ++j) {
     LocalAction a;
     a.grounding = spec.groundings[j];
     a.cost = spec.costs[j];
+    if (arrivals) a.arrival = spec.arrivals[j];
     const int32_t g = a.grounding;
     for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
       if (bit_of[s.pre_pos[k]] >= 0) a.need_true.set(bit_of[s.pre_pos[k]]);
@@ -266,13 +291,42 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   IntVec edge_begin{0};
   std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
   IntVec work_counters(static_cast<size_t>(task_.num_counters));
-  auto intern = [&]() -> int32_t {
-    const auto found = ids.find(key_);
+  auto intern_key = [&](const std::string& key) -> int32_t {
+    const auto found = ids.find(key);
     if (found != ids.end()) return found->second;
     const auto id = static_cast<int32_t>(keys_list.size());
-    ids.emplace(key_, id);
-    keys_list.push_back(key_);
+    ids.emplace(key, id);
+    keys_list.push_back(key);
     return id;
+  };
+  // Interns key_; with the arrival bit set where the robot stands at the item's station, also
+  // its bit-clear twin (what a state's bound is read with, see projection.h).
+  auto intern = [&]() -> int32_t {
+    const int32_t id = intern_key(key_);
+    if (p.arrival_bit < 0) return id;
+    Bits bits;
+    std::memcpy(bits.w, key_.data(), sizeof(bits.w));
+    if (!bits.test(p.arrival_bit)) return id;
+    for (const auto& [a, b] : colocated) {
+      if (bits.test(a) && bits.test(b)) {
+        std::string twin = key_;
+        twin[static_cast<size_t>(p.arrival_bit >> 3)] = static_cast<char>(
+            twin[static_cast<size_t>(p.arrival_bit >> 3)] & ~(1 << (p.arrival_bit & 7)));
+        intern_key(twin);
+        break;
+      }
+    }
+    return id;
+  };
+  // The arrival bit after a step from `bits` by `a` (unchanged by waiting: a == nullptr).
+  auto set_arrival = [&](const Bits& bits, const LocalAction* a) {
+    if (p.arrival_bit < 0) return;
+    bool moved = bits.test(p.arrival_bit);
+    if (a != nullptr && (a->arrival & kArrivalMove)) moved = true;
+    if (a != nullptr && (a->arrival & kArrivalDrop)) moved = false;
+    const auto byte = static_cast<size_t>(p.arrival_bit >> 3);
+    const auto m = static_cast<char>(1 << (p.arrival_bit & 7));
+    key_[byte] = static_cast<char>(moved ? (key_[byte] | m) : (key_[byte] & ~m));
   };
   // The scratch state stays zero between uses: clear() resets exactly what a step can have
   // written (fact words are few; in the counters, the list, the listed templates' node words
@@ -343,8 +397,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         return;
       }
       const int32_t cost =
-          a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
-                      : a.cost;
+          (a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
+                       : a.cost) +
+          ((a.arrival & kArrivalPick) && p.arrival_bit >= 0 && bits.test(p.arrival_bit) ? 1 : 0);
       if (!timers && !a.starts_template) {
         Bits next = bits;
         for (const auto& [bit, value] : a.effects) {
@@ -360,6 +415,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         project(p, work.data(), work_counters.data());
         clear();
       }
+      set_arrival(bits, &a);
       const int32_t to = intern();
       if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
     };
@@ -379,6 +435,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       end_step(task_, work.data(), work_counters.data());
       project(p, work.data(), work_counters.data());
       clear();
+      set_arrival(bits, nullptr);
       const int32_t to = intern();
       if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
     }
@@ -540,7 +597,15 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
 
 int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
-  project(p, words, counters);
+  project(p, words, counters);  // the arrival bit clear
+  const int32_t id = lookup(p);
+  if (id >= 0 || p.arrival_bit < 0) return id;
+  // No bit-clear twin: the robot is away from the item, so both values agree (projection.h).
+  key_[static_cast<size_t>(p.arrival_bit >> 3)] |= static_cast<char>(1 << (p.arrival_bit & 7));
+  return lookup(p);
+}
+
+int32_t ProjectionHeuristic::lookup(const Projection& p) const {
   if (key_.size() == 16) {
     uint64_t w[2];
     std::memcpy(w, key_.data(), 16);

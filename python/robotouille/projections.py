@@ -24,6 +24,13 @@ proves it (an invariant over a "free hand" fact such as ``nothing(robot1)``) or 
 moves to nobody. So in every real step the charges sum to at most 1, every projected plan costs
 at most the real plan, and the sum of the projections' optimal costs never overestimates.
 
+Arrivals (one robot): the partition charges an empty-handed move to nobody, yet every pick-up
+of an item at a station the robot has moved to since it last put that item down comes right
+after one (``projection.h`` gives the argument). A projection then also counts those arrivals,
+each once, in the pick that follows. The argument rests on the shapes of the actions that free
+a robot's hand and that pick an item up; ``_arrival_shapes`` checks them on the domain, and
+without them (or with several robots) no arrival is counted.
+
 The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
 search's start state and computes its goal distances.
 """
@@ -36,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .compile import CompiledTask
+from .domain import Domain, Literal, SpecialEffectDef
 
 IntArray = npt.NDArray[np.int64]
 
@@ -65,6 +73,11 @@ class ProjectionTables:
             burger stands on), fixed jointly: the bound is the least sum over their values.
         fallback: Per row, 1 when it is the coarser variant of the object of the row before
             (without the robots' positions), built only if that one turns out too large.
+        arrivals: Per relevant grounding: 1 if it moves the robot, plus 2 if the robot puts
+            ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals").
+        colocated_begin: CSR offsets of ``colocated`` (in pairs), one row per projection.
+        colocated: Per projection, (robot position fact, fact of ``o`` at that station)
+            pairs: where the robot could pick ``o`` up without moving.
     """
 
     objects: list[int]
@@ -79,6 +92,9 @@ class ProjectionTables:
     hold_facts: IntArray
     key_vars: list[int]
     fallback: IntArray
+    arrivals: IntArray
+    colocated_begin: IntArray
+    colocated: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -240,6 +256,77 @@ def _group_invariant(view: _TaskView, group: set[int], initial: npt.NDArray[np.b
     return True
 
 
+_ARRIVAL_PREDICATES = frozenset(
+    {"nothing", "loc", "has_item", "station_empty", "clear", "item_at", "item_on", "container_at"}
+)
+
+
+def _special_effects(effects: tuple[SpecialEffectDef, ...]) -> list[SpecialEffectDef]:
+    out: list[SpecialEffectDef] = []
+    for effect in effects:
+        out += [effect, *_special_effects(effect.sfx)]
+    return out
+
+
+def _arrival_shapes(domain: Domain) -> bool:
+    """Whether the domain's actions have the shapes the arrival argument needs.
+
+    Every action that frees a robot's hand (makes ``nothing(r)`` true) does it at the robot's
+    station ``s`` in one of three ways, none of which leaves a clear item standing at ``s``
+    for a pick: it needs ``station_empty(s)``, or a container at ``s`` (a station holds a
+    container or items, never both), or it covers the clear item at ``s`` (needs ``clear(i)``
+    and ``item_at(i, s)`` and makes ``clear(i)`` false). Every pick (makes ``has_item(r, i)``
+    true) needs ``clear(i)`` and ``i`` on or at the robot's station. No special effect writes
+    any of these predicates.
+    """
+    if not {p.name for p in domain.predicates} >= _ARRIVAL_PREDICATES:
+        return False
+    for action in domain.actions:
+        if any(
+            lit.predicate in _ARRIVAL_PREDICATES
+            for effect in _special_effects(action.sfx)
+            for lit in effect.fx
+        ):
+            return False
+        pre = set(action.precons)
+        fx = set(action.immediate_fx)
+        for lit in action.immediate_fx:
+            if not lit.is_true or lit.predicate not in ("nothing", "has_item"):
+                continue
+            robot = lit.params[0]
+            stations = [
+                p.params[1]
+                for p in pre
+                if p.predicate == "loc" and p.is_true and p.params[0] == robot
+            ]
+            if lit.predicate == "nothing":
+                ok = any(
+                    Literal("station_empty", (s,), True) in pre
+                    or any(
+                        p.predicate == "container_at" and p.is_true and p.params[1] == s
+                        for p in pre
+                    )
+                    or any(
+                        p.predicate == "clear"
+                        and p.is_true
+                        and Literal("item_at", (p.params[0], s), True) in pre
+                        and Literal("clear", p.params, False) in fx
+                        for p in pre
+                    )
+                    for s in stations
+                )
+            else:
+                item = lit.params[1]
+                ok = Literal("clear", (item,), True) in pre and any(
+                    Literal("item_on", (item, s), True) in pre
+                    or Literal("item_at", (item, s), True) in pre
+                    for s in stations
+                )
+            if not ok:
+                return False
+    return True
+
+
 def _charges(
     view: _TaskView,
     projected: list[int],
@@ -299,8 +386,37 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
         and all(a not in projected_set for a in view.args(f))
         and any(a not in view.robots for a in view.args(f))
     ]
+    predicate_names = [p.name for p in task.domain.predicates]
+    arrivals_apply = len(view.robots) == 1 and _arrival_shapes(task.domain)
     objects: list[int] = []
     rows: list[tuple[list[int], ...]] = []
+
+    def arrival_codes(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], ...]:
+        """Per relevant grounding its arrival code, and the colocated pairs (see the tables)."""
+        held = {
+            f for _, f in hold.get(o, []) if predicate_names[task.fact_pred[f]] == "has_item"
+        }
+        if not arrivals_apply or not held:
+            return [0] * len(relevant), []
+        places = set(robot_place)
+        codes: list[int] = []
+        pairs: set[tuple[int, int]] = set()
+        for g in relevant:
+            effects = dict(zip(view.eff[g], view.eff_value[g]))
+            code = 1 if places & effects.keys() else 0
+            if any(effects.get(f) == 0 for f in held):
+                code |= 2
+            if any(effects.get(f) == 1 for f in held):
+                code |= 4
+                for at in (f for f in view.pre_pos[g] if f in places):
+                    station = [a for a in view.args(at) if a not in view.robots]
+                    pairs.update(
+                        (at, f)
+                        for f in view.pre_pos[g]
+                        if f in facts and f not in places and set(station) & set(view.args(f))
+                    )
+            codes.append(code)
+        return codes, [x for pair in sorted(pairs) for x in pair]
     def row(o: int, places: bool) -> tuple[list[int], ...] | None:
         # o's facts with robots and non-projection objects, and with other projection objects
         # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
@@ -341,7 +457,10 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
             1 if charged[g] == o else (2 if g in movers and places else 0) for g in relevant
         ]
         holds = [x for r, f in hold.get(o, []) for x in (r, f)] if places else []
-        return sorted(facts), sorted(templates), relevant, costs, holds
+        arrivals, pairs = (
+            arrival_codes(o, facts, relevant) if places else ([0] * len(relevant), [])
+        )
+        return sorted(facts), sorted(templates), relevant, costs, holds, arrivals, pairs
 
     for o in projected:
         # With the robots' positions (moves cost while o is held), and, as a fallback when that
@@ -350,7 +469,7 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
         found = [v for v in variants if v is not None]
         for k, variant in enumerate(found):
             objects.append(o)
-            rows.append((*variant, [1 if k else 0]))
+            rows.append((*variant[:5], [1 if k else 0], *variant[5:]))
 
     def csr(column: int) -> tuple[IntArray, IntArray]:
         parts = [row[column] for row in rows]
@@ -363,7 +482,10 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
     _, costs_flat = csr(3)
     hold_begin, hold_flat = csr(4)
     _, fallback = csr(5)
+    _, arrivals = csr(6)
+    colocated_begin, colocated = csr(7)
     hold_begin //= 2
+    colocated_begin //= 2
     return ProjectionTables(
         objects=objects,
         fact_begin=fact_begin,
@@ -377,6 +499,9 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
         hold_facts=hold_flat,
         key_vars=_key_variables(task),
         fallback=fallback,
+        arrivals=arrivals,
+        colocated_begin=colocated_begin,
+        colocated=colocated,
     )
 
 

@@ -34,6 +34,20 @@
  * groups, or of a group with more than kMaxRoleVars variables) keep one distance per
  * combination: the goal with only the key variables bound.
  *
+ * Arrivals (one robot): before the robot picks an item up at a station it must stand there
+ * with empty hands. Arriving with something in hand does not do: the only places to put it
+ * down there (on the station, which must be empty; into a container on it; on top of the clear
+ * item there) leave no item at that station clear for a pick until the robot's hand is full
+ * again (python/robotouille/projections.py checks the domain's actions have these shapes). So
+ * every pick that follows a move of the robot since it last put that item down comes right
+ * after an empty-handed arrival, a move the partition charges to nobody, and different picks
+ * come after different arrivals. A projection with arrivals therefore carries one more bit,
+ * "the robot has moved since it last put the object down", set by moves and cleared by drops,
+ * and a pick with the bit set costs 1 more. The bit is history, not state: a state's bound is
+ * read with the bit clear (counting only arrivals still to come), which construction provides
+ * by also enumerating the bit-clear twin of every state where the robot stands at the item's
+ * station; elsewhere a pick needs a move first, so the two values agree.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
@@ -69,7 +83,16 @@ struct ProjectionSpec {
   IntVec hold_begin, hold_facts;              // (robot, fact) pairs
   IntVec key_vars;  // goal variables enumerated jointly across the projections
   IntVec fallback;  // per row: 1 = the coarser variant of the row before (built if it failed)
+  // Arrival charges (see "Arrivals" above); empty: none. Per relevant grounding, a sum of
+  // kArrivalMove (moves the robot), kArrivalDrop (the robot puts the object down) and
+  // kArrivalPick (the robot picks the object up from a station).
+  IntVec arrivals;
+  // Per row, pairs (robot position fact, object fact at the same station): the robot stands
+  // where it could pick the object up without moving.
+  IntVec colocated_begin, colocated;
 };
+
+constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
 
 class ProjectionHeuristic {
  public:
@@ -95,6 +118,7 @@ class ProjectionHeuristic {
     int32_t object = -1;
     int32_t group = -1;  // index into groups_, or -1 when the object has no roles
     IntVec roles;        // per role: the variable's index in its group's vars
+    int32_t arrival_bit = -1;  // the arrival bit's position after F, or -1: no arrivals
     int32_t width = 1;   // distances per (state, combination): one per role, at least 1
     std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
@@ -122,6 +146,8 @@ class ProjectionHeuristic {
 
   // The id of the state's abstract state under p, or -1 when it was never reached.
   int32_t find(const Projection& p, const uint64_t* words, const int32_t* counters);
+  // The id of key_ under p, or -1.
+  int32_t lookup(const Projection& p) const;
   // Appends the abstract key of (words, counters) under projection p to key_.
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
   // Fills object_roles_ and groups_' variables (see "Roles" above).
