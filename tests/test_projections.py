@@ -127,9 +127,21 @@ def test_arrivals_need_the_hand_shapes_of_the_argument() -> None:
     env = robotouille.load("cheese_sandwich", domain)
     assert not _arrival_shapes(env.task.domain)
     assert not find_projections(env.task).arrivals.any()
-    # Several robots: no arrivals either (one robot's move could serve another's pick).
-    (instance,) = datasets.load("multi_agent", seeds=[42], tasks=["1_lettuce_burger"])
-    assert not find_projections(instance.load().task).arrivals.any()
+
+def test_each_robot_has_its_own_arrival_bit() -> None:
+    (instance,) = datasets.load("multi_agent", seeds=[126], tasks=["4_lettuce_chicken_sandwich"])
+    env = instance.load()
+    task = env.task
+    tables = find_projections(task)
+    robots = sorted(task.object_index[r] for r in task.problem.players)
+    for g, code in zip(tables.groundings.tolist(), tables.arrivals.tolist()):
+        if code:
+            assert code >> 3 == robots.index(int(task.owner[g]))
+    assert {code >> 3 for code in tables.arrivals.tolist() if code} == {0, 1}
+    plan = robotouille.plan(env, time_limit=60)
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
 
 
 @needs_shared
@@ -187,7 +199,7 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("fact_begin", good["fact_begin"][:-1]),
         ("key_vars", [10**6]),
         ("fallback", [1] * len(good["fallback"])),
-        ("arrivals", [9] * len(good["arrivals"])),
+        ("arrivals", [-1] * len(good["arrivals"])),
         ("arrivals", [1]),
         ("colocated", [10**7] * len(good["colocated"])),
     ):

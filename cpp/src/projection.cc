@@ -35,11 +35,7 @@ size_t plain_slot(uint64_t a, uint64_t b, size_t slots) {
   return static_cast<size_t>(h) & (slots - 1);
 }
 
-struct Bits {
-  uint64_t w[2] = {0, 0};
-  void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
-  bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1u; }
-};
+using Bits = ProjectionHeuristic::Bits;
 
 // A relevant grounding, restricted to the projection's facts.
 struct LocalAction {
@@ -49,6 +45,7 @@ struct LocalAction {
   bool starts_template;                           // starts one of the projection's templates
   int32_t cost;
   int32_t arrival = 0;  // kArrivalMove / kArrivalDrop / kArrivalPick (projection.h)
+  int32_t arrival_slot = 0;  // the acting robot's arrival bit, after F
 };
 
 }  // namespace
@@ -91,12 +88,18 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   require(spec.arrivals.empty() || spec.arrivals.size() == spec.groundings.size(),
           "arrivals and groundings differ in size");
-  for (int32_t a : spec.arrivals) require(a >= 0 && a <= 7, "arrival code out of range");
-  if (!spec.colocated_begin.empty()) {
-    check_csr(spec.colocated_begin, n, spec.colocated.size() / 2, "colocated_begin");
-    require(spec.colocated.size() % 2 == 0, "colocated holds pairs");
+  for (int32_t a : spec.arrivals) {
+    require(a >= 0 && (a >> 3) < kMaxFacts, "arrival code out of range");
   }
-  for (int32_t f : spec.colocated) require(f >= 0 && f < task.num_facts, "fact out of range");
+  if (!spec.colocated_begin.empty()) {
+    check_csr(spec.colocated_begin, n, spec.colocated.size() / 3, "colocated_begin");
+    require(spec.colocated.size() % 3 == 0, "colocated holds triples");
+  }
+  for (size_t k = 0; k < spec.colocated.size(); ++k) {
+    const int32_t v = spec.colocated[k];
+    require(k % 3 == 0 ? v >= 0 && v < kMaxFacts : v >= 0 && v < task.num_facts,
+            "colocated entry out of range");
+  }
   // Combinations of the key variables' candidates (distinct within a group), at most 4096.
   const TaskSpec& s = task.spec;
   const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
@@ -234,19 +237,22 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   std::sort(p.templates.begin(), p.templates.end());
   std::vector<int16_t> bit_of(static_cast<size_t>(task_.num_facts), -1);
   for (size_t i = 0; i < p.facts.size(); ++i) bit_of[p.facts[i]] = static_cast<int16_t>(i);
-  const bool arrivals =
-      !spec.arrivals.empty() && p.facts.size() < static_cast<size_t>(kMaxFacts) &&
-      std::any_of(spec.arrivals.begin() + spec.grounding_begin[index],
-                  spec.arrivals.begin() + spec.grounding_begin[index + 1],
-                  [](int32_t a) { return a != 0; });
-  std::vector<std::pair<int32_t, int32_t>> colocated;  // local bit pairs (see projection.h)
+  // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
+  int32_t robot_slots = 0;
+  for (int32_t j = spec.grounding_begin[index];
+       !spec.arrivals.empty() && j < spec.grounding_begin[index + 1]; ++j) {
+    if (spec.arrivals[j] != 0) robot_slots = std::max(robot_slots, (spec.arrivals[j] >> 3) + 1);
+  }
+  const bool arrivals = robot_slots > 0 && p.facts.size() + static_cast<size_t>(robot_slots) <=
+                                               static_cast<size_t>(kMaxFacts);
   if (arrivals) {
     p.arrival_bit = static_cast<int32_t>(p.facts.size());
-    if (!spec.colocated_begin.empty()) {
-      for (int32_t k = spec.colocated_begin[index]; k < spec.colocated_begin[index + 1]; ++k) {
-        const int32_t a = bit_of[spec.colocated[2 * k]], b = bit_of[spec.colocated[2 * k + 1]];
-        if (a >= 0 && b >= 0) colocated.emplace_back(a, b);
-      }
+    p.arrival_slots = robot_slots;
+    for (int32_t k = spec.colocated_begin.empty() ? 0 : spec.colocated_begin[index];
+         !spec.colocated_begin.empty() && k < spec.colocated_begin[index + 1]; ++k) {
+      const int32_t slot = spec.colocated[3 * k];
+      const int32_t a = bit_of[spec.colocated[3 * k + 1]], b = bit_of[spec.colocated[3 * k + 2]];
+      if (slot < robot_slots && a >= 0 && b >= 0) p.colocated.push_back({slot, a, b});
     }
   }
 
@@ -255,7 +261,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     LocalAction a;
     a.grounding = spec.groundings[j];
     a.cost = spec.costs[j];
-    if (arrivals) a.arrival = spec.arrivals[j];
+    if (arrivals) {
+      a.arrival = spec.arrivals[j] & 7;
+      a.arrival_slot = p.arrival_bit + (spec.arrivals[j] >> 3);
+    }
     const int32_t g = a.grounding;
     for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
       if (bit_of[s.pre_pos[k]] >= 0) a.need_true.set(bit_of[s.pre_pos[k]]);
@@ -299,34 +308,35 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     keys_list.push_back(key);
     return id;
   };
-  // Interns key_; with the arrival bit set where the robot stands at the item's station, also
-  // its bit-clear twin (what a state's bound is read with, see projection.h).
+  // Interns key_, and with arrival bits also its canonical twin: the key a state's bound is
+  // read with (see canonical_arrivals), so that every reachable state's is there.
   auto intern = [&]() -> int32_t {
     const int32_t id = intern_key(key_);
     if (p.arrival_bit < 0) return id;
     Bits bits;
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
-    if (!bits.test(p.arrival_bit)) return id;
-    for (const auto& [a, b] : colocated) {
-      if (bits.test(a) && bits.test(b)) {
-        std::string twin = key_;
-        twin[static_cast<size_t>(p.arrival_bit >> 3)] = static_cast<char>(
-            twin[static_cast<size_t>(p.arrival_bit >> 3)] & ~(1 << (p.arrival_bit & 7)));
-        intern_key(twin);
-        break;
-      }
+    const Bits twin = canonical_arrivals(p, bits);
+    if (std::memcmp(twin.w, bits.w, sizeof(bits.w)) != 0) {
+      std::string key = key_;
+      key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
+      intern_key(key);
     }
     return id;
   };
-  // The arrival bit after a step from `bits` by `a` (unchanged by waiting: a == nullptr).
+  // Writes into key_ the arrival bits after a step from `bits` by `a` (waiting: a == nullptr):
+  // a move sets its robot's bit, putting the object down clears it.
   auto set_arrival = [&](const Bits& bits, const LocalAction* a) {
     if (p.arrival_bit < 0) return;
-    bool moved = bits.test(p.arrival_bit);
-    if (a != nullptr && (a->arrival & kArrivalMove)) moved = true;
-    if (a != nullptr && (a->arrival & kArrivalDrop)) moved = false;
-    const auto byte = static_cast<size_t>(p.arrival_bit >> 3);
-    const auto m = static_cast<char>(1 << (p.arrival_bit & 7));
-    key_[byte] = static_cast<char>(moved ? (key_[byte] | m) : (key_[byte] & ~m));
+    Bits next;
+    std::memcpy(next.w, key_.data(), sizeof(next.w));
+    for (int32_t k = 0; k < p.arrival_slots; ++k) {
+      const int32_t bit = p.arrival_bit + k;
+      bool moved = bits.test(bit);
+      if (a != nullptr && a->arrival_slot == bit && (a->arrival & kArrivalMove)) moved = true;
+      if (a != nullptr && a->arrival_slot == bit && (a->arrival & kArrivalDrop)) moved = false;
+      next.assign(bit, moved);
+    }
+    key_.replace(0, sizeof(next.w), reinterpret_cast<const char*>(next.w), sizeof(next.w));
   };
   // The scratch state stays zero between uses: clear() resets exactly what a step can have
   // written (fact words are few; in the counters, the list, the listed templates' node words
@@ -399,7 +409,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       const int32_t cost =
           (a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
                        : a.cost) +
-          ((a.arrival & kArrivalPick) && p.arrival_bit >= 0 && bits.test(p.arrival_bit) ? 1 : 0);
+          ((a.arrival & kArrivalPick) && bits.test(a.arrival_slot) ? 1 : 0);
       if (!timers && !a.starts_template) {
         Bits next = bits;
         for (const auto& [bit, value] : a.effects) {
@@ -420,7 +430,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
     };
     for (int32_t w = 0; w < 2; ++w) {
-      for (uint64_t b = bits.w[w]; b; b &= b - 1) {
+      // F's bits only: the arrival bits after them have no bucket.
+      const int32_t below = std::clamp(width - 64 * w, 0, 64);
+      const uint64_t facts_mask = below == 64 ? ~uint64_t{0} : (uint64_t{1} << below) - 1;
+      for (uint64_t b = bits.w[w] & facts_mask; b; b &= b - 1) {
         const int32_t bit = 64 * w + std::countr_zero(b);
         for (int32_t i = bucket_begin[bit]; i < bucket_begin[bit + 1]; ++i) {
           visit(actions[bucket[i]]);
@@ -597,12 +610,23 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
 
 int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
-  project(p, words, counters);  // the arrival bit clear
-  const int32_t id = lookup(p);
-  if (id >= 0 || p.arrival_bit < 0) return id;
-  // No bit-clear twin: the robot is away from the item, so both values agree (projection.h).
-  key_[static_cast<size_t>(p.arrival_bit >> 3)] |= static_cast<char>(1 << (p.arrival_bit & 7));
+  project(p, words, counters);
+  if (p.arrival_bit >= 0) {
+    Bits bits;
+    std::memcpy(bits.w, key_.data(), sizeof(bits.w));
+    bits = canonical_arrivals(p, bits);
+    key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+  }
   return lookup(p);
+}
+
+ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projection& p,
+                                                                  Bits bits) {
+  for (int32_t k = 0; k < p.arrival_slots; ++k) bits.assign(p.arrival_bit + k, true);
+  for (const auto& [slot, a, b] : p.colocated) {
+    if (bits.test(a) && bits.test(b)) bits.assign(p.arrival_bit + slot, false);
+  }
+  return bits;
 }
 
 int32_t ProjectionHeuristic::lookup(const Projection& p) const {

@@ -24,12 +24,12 @@ proves it (an invariant over a "free hand" fact such as ``nothing(robot1)``) or 
 moves to nobody. So in every real step the charges sum to at most 1, every projected plan costs
 at most the real plan, and the sum of the projections' optimal costs never overestimates.
 
-Arrivals (one robot): the partition charges an empty-handed move to nobody, yet every pick-up
-of an item at a station the robot has moved to since it last put that item down comes right
-after one (``projection.h`` gives the argument). A projection then also counts those arrivals,
-each once, in the pick that follows. The argument rests on the shapes of the actions that free
-a robot's hand and that pick an item up; ``_arrival_shapes`` checks them on the domain, and
-without them (or with several robots) no arrival is counted.
+Arrivals: the partition charges an empty-handed move to nobody, yet every pick-up of an item
+by a robot that has moved since it last put that item down comes right after one
+(``projection.h`` gives the argument). A projection then also counts those arrivals, each once,
+in the pick that follows. The argument rests on the shapes of the actions that free a robot's
+hand and that pick an item up; ``_arrival_shapes`` checks them on the domain, and without them
+no arrival is counted.
 
 The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
 search's start state and computes its goal distances.
@@ -73,11 +73,12 @@ class ProjectionTables:
             burger stands on), fixed jointly: the bound is the least sum over their values.
         fallback: Per row, 1 when it is the coarser variant of the object of the row before
             (without the robots' positions), built only if that one turns out too large.
-        arrivals: Per relevant grounding: 1 if it moves the robot, plus 2 if the robot puts
-            ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals").
-        colocated_begin: CSR offsets of ``colocated`` (in pairs), one row per projection.
-        colocated: Per projection, (robot position fact, fact of ``o`` at that station)
-            pairs: where the robot could pick ``o`` up without moving.
+        arrivals: Per relevant grounding: 1 if it moves its robot, plus 2 if the robot puts
+            ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals"); plus 8
+            times the robot's slot (its place among the robots).
+        colocated_begin: CSR offsets of ``colocated`` (in triples), one row per projection.
+        colocated: Per projection, (robot slot, robot position fact, fact of ``o`` at that
+            station) triples: where the robot could pick ``o`` up without moving.
     """
 
     objects: list[int]
@@ -387,7 +388,8 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
         and any(a not in view.robots for a in view.args(f))
     ]
     predicate_names = [p.name for p in task.domain.predicates]
-    arrivals_apply = len(view.robots) == 1 and _arrival_shapes(task.domain)
+    arrivals_apply = _arrival_shapes(task.domain)
+    slot_of = {r: k for k, r in enumerate(sorted(view.robots))}
     objects: list[int] = []
     rows: list[tuple[list[int], ...]] = []
 
@@ -400,23 +402,29 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
             return [0] * len(relevant), []
         places = set(robot_place)
         codes: list[int] = []
-        pairs: set[tuple[int, int]] = set()
+        triples: set[tuple[int, int, int]] = set()
         for g in relevant:
+            robot = int(task.owner[g])
+            if robot not in slot_of:
+                codes.append(0)
+                continue
             effects = dict(zip(view.eff[g], view.eff_value[g]))
-            code = 1 if places & effects.keys() else 0
+            code = 0
+            if any(robot in view.args(f) for f in places & effects.keys()):
+                code |= 1
             if any(effects.get(f) == 0 for f in held):
                 code |= 2
             if any(effects.get(f) == 1 for f in held):
                 code |= 4
                 for at in (f for f in view.pre_pos[g] if f in places):
-                    station = [a for a in view.args(at) if a not in view.robots]
-                    pairs.update(
-                        (at, f)
+                    station = {a for a in view.args(at) if a not in view.robots}
+                    triples.update(
+                        (slot_of[robot], at, f)
                         for f in view.pre_pos[g]
-                        if f in facts and f not in places and set(station) & set(view.args(f))
+                        if f in facts and f not in places and station & set(view.args(f))
                     )
-            codes.append(code)
-        return codes, [x for pair in sorted(pairs) for x in pair]
+            codes.append(code + 8 * slot_of[robot] if code else 0)
+        return codes, [x for triple in sorted(triples) for x in triple]
     def row(o: int, places: bool) -> tuple[list[int], ...] | None:
         # o's facts with robots and non-projection objects, and with other projection objects
         # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
@@ -485,7 +493,7 @@ def find_projections(task: CompiledTask) -> ProjectionTables:
     _, arrivals = csr(6)
     colocated_begin, colocated = csr(7)
     hold_begin //= 2
-    colocated_begin //= 2
+    colocated_begin //= 3
     return ProjectionTables(
         objects=objects,
         fact_begin=fact_begin,

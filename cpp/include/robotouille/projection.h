@@ -34,19 +34,21 @@
  * groups, or of a group with more than kMaxRoleVars variables) keep one distance per
  * combination: the goal with only the key variables bound.
  *
- * Arrivals (one robot): before the robot picks an item up at a station it must stand there
- * with empty hands. Arriving with something in hand does not do: the only places to put it
- * down there (on the station, which must be empty; into a container on it; on top of the clear
- * item there) leave no item at that station clear for a pick until the robot's hand is full
- * again (python/robotouille/projections.py checks the domain's actions have these shapes). So
- * every pick that follows a move of the robot since it last put that item down comes right
- * after an empty-handed arrival, a move the partition charges to nobody, and different picks
- * come after different arrivals. A projection with arrivals therefore carries one more bit,
- * "the robot has moved since it last put the object down", set by moves and cleared by drops,
- * and a pick with the bit set costs 1 more. The bit is history, not state: a state's bound is
- * read with the bit clear (counting only arrivals still to come), which construction provides
- * by also enumerating the bit-clear twin of every state where the robot stands at the item's
- * station; elsewhere a pick needs a move first, so the two values agree.
+ * Arrivals: before a robot picks an item up at a station it must stand there with empty
+ * hands. Arriving with something in hand does not do: the only places to put it down there (on
+ * the station, which must be empty; into a container on it; on top of the clear item there)
+ * leave no item at that station clear for a pick until the robot's hand is full again, and no
+ * other robot can act at that station meanwhile (python/robotouille/projections.py checks that
+ * the domain's actions have these shapes). So every pick by robot r that follows a move of r
+ * since r last put that item down comes right after an empty-handed arrival of r, a move the
+ * partition charges to nobody, and different picks come after different arrivals. A projection
+ * with arrivals therefore carries one more bit per robot, "r has moved since it last put the
+ * object down", set by r's moves and cleared by r's drops, and a pick by r with r's bit set
+ * costs 1 more. The bits are history, not state. A state's bound is read with r's bit clear
+ * where r stands at the item's station (its arrival, if any, is already paid for) and set
+ * elsewhere: there r must move before it can pick the item up (r cannot stay while the item is
+ * brought to it: its station is not vacant), so the bit makes no difference. Construction also
+ * enumerates this canonical twin of every state.
  *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
@@ -85,10 +87,11 @@ struct ProjectionSpec {
   IntVec fallback;  // per row: 1 = the coarser variant of the row before (built if it failed)
   // Arrival charges (see "Arrivals" above); empty: none. Per relevant grounding, a sum of
   // kArrivalMove (moves the robot), kArrivalDrop (the robot puts the object down) and
-  // kArrivalPick (the robot picks the object up from a station).
+  // kArrivalPick (the robot picks the object up from a station), plus 8 x the acting robot's
+  // slot (0, 1, ...).
   IntVec arrivals;
-  // Per row, pairs (robot position fact, object fact at the same station): the robot stands
-  // where it could pick the object up without moving.
+  // Per row, triples (robot slot, that robot's position fact, object fact at the same
+  // station): the robot stands where it could pick the object up without moving.
   IntVec colocated_begin, colocated;
 };
 
@@ -111,6 +114,17 @@ class ProjectionHeuristic {
 
   int64_t abstract_states() const { return abstract_states_; }
 
+  // An abstract state's fact bits (at most 128), then its arrival bits.
+  struct Bits {
+    uint64_t w[2] = {0, 0};
+    void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
+    void assign(int32_t i, bool value) {
+      const uint64_t m = uint64_t{1} << (i & 63);
+      w[i >> 6] = value ? (w[i >> 6] | m) : (w[i >> 6] & ~m);
+    }
+    bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1u; }
+  };
+
  private:
   struct Projection {
     IntVec facts;      // F, in bit order
@@ -118,7 +132,12 @@ class ProjectionHeuristic {
     int32_t object = -1;
     int32_t group = -1;  // index into groups_, or -1 when the object has no roles
     IntVec roles;        // per role: the variable's index in its group's vars
-    int32_t arrival_bit = -1;  // the arrival bit's position after F, or -1: no arrivals
+    int32_t arrival_bit = -1;  // the first arrival bit (after F), or -1: no arrivals
+    int32_t arrival_slots = 0;  // arrival bits, one per robot slot
+    struct Colocated {
+      int32_t slot, robot_at, object_at;  // robot slot; local bits of the two facts
+    };
+    std::vector<Colocated> colocated;
     int32_t width = 1;   // distances per (state, combination): one per role, at least 1
     std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
@@ -148,6 +167,9 @@ class ProjectionHeuristic {
   int32_t find(const Projection& p, const uint64_t* words, const int32_t* counters);
   // The id of key_ under p, or -1.
   int32_t lookup(const Projection& p) const;
+  // The bits a state's bound is read with: a robot standing where it could pick the object up
+  // without moving has its arrival bit clear, every other robot has it set (projection.h).
+  static Bits canonical_arrivals(const Projection& p, Bits bits);
   // Appends the abstract key of (words, counters) under projection p to key_.
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
   // Fills object_roles_ and groups_' variables (see "Roles" above).
