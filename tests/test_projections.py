@@ -20,7 +20,7 @@ import pytest
 
 import robotouille
 from robotouille import _core, datasets
-from robotouille.domains import default_domain_path
+from robotouille.domains import bundled_environment_path, default_domain_path
 from robotouille.planning import _as_lists, _projection_tables
 from robotouille.projections import (
     _arrival_shapes,
@@ -129,18 +129,24 @@ def test_arrivals_need_the_hand_shapes_of_the_argument() -> None:
     assert not find_projections(env.task).arrivals.any()
 
 def test_each_robot_has_its_own_arrival_bit() -> None:
-    (instance,) = datasets.load("multi_agent", seeds=[126], tasks=["4_lettuce_chicken_sandwich"])
-    env = instance.load()
+    layout = json.loads(bundled_environment_path("cheese_sandwich").read_text())
+    layout["players"].append({"name": "robot", "x": 3, "y": 1, "direction": [0, -1]})
+    env = robotouille.load(layout)
     task = env.task
-    tables = find_projections(task)
+    # By default only one robot gets arrivals (see find_projections); asked for, each robot
+    # gets its own bit, and the bound stays admissible.
+    assert not find_projections(task).arrivals.any()
+    tables = find_projections(task, arrivals=True)
     robots = sorted(task.object_index[r] for r in task.problem.players)
     for g, code in zip(tables.groundings.tolist(), tables.arrivals.tolist()):
         if code:
             assert code >> 3 == robots.index(int(task.owner[g]))
     assert {code >> 3 for code in tables.arrivals.tolist() if code} == {0, 1}
-    plan = robotouille.plan(env, time_limit=60)
+    plan = robotouille.plan(env, "bfs")
+    plain = _as_lists(find_projections(task))
+    assert bound(env, **_as_lists(tables)) > bound(env, **plain)
     for i, action in enumerate(plan.actions):
-        assert bound(env) <= plan.length - i
+        assert bound(env, **_as_lists(tables)) <= plan.length - i
         env.step(action)
 
 
