@@ -207,8 +207,8 @@ void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
 void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
   Bits bits;
-  for (size_t i = 0; i < p.facts.size(); ++i) {
-    if (test_bit(words, p.facts[i])) bits.set(static_cast<int32_t>(i));
+  for (const Projection::FactRun& r : p.runs) {
+    or_bits(bits.w, r.bit, r.length, get_bits(words, r.fact, r.length));
   }
   key_.assign(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   if (p.templates.empty()) return;
@@ -235,6 +235,15 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   p.templates.assign(spec.templates.begin() + spec.template_begin[index],
                      spec.templates.begin() + spec.template_begin[index + 1]);
   std::sort(p.templates.begin(), p.templates.end());
+  for (size_t i = 0; i < p.facts.size(); ++i) {
+    const auto bit = static_cast<int32_t>(i);
+    if (!p.runs.empty() && p.runs.back().length < 64 &&
+        p.runs.back().fact + p.runs.back().length == p.facts[i]) {
+      ++p.runs.back().length;
+    } else {
+      p.runs.push_back({p.facts[i], bit, 1});
+    }
+  }
   std::vector<int16_t> bit_of(static_cast<size_t>(task_.num_facts), -1);
   for (size_t i = 0; i < p.facts.size(); ++i) bit_of[p.facts[i]] = static_cast<int16_t>(i);
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.

@@ -104,7 +104,7 @@ class Packer {
     for (const Run& r : runs_) {
       for (int32_t done = 0; done < r.len; done += 64) {
         const int32_t len = std::min(64, r.len - done);
-        put(scratch_.data(), r.dst + done, len, get(words, r.src + done, len));
+        or_bits(scratch_.data(), r.dst + done, len, get_bits(words, r.src + done, len));
       }
     }
     std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
@@ -119,7 +119,7 @@ class Packer {
     for (const Run& r : runs_) {
       for (int32_t done = 0; done < r.len; done += 64) {
         const int32_t len = std::min(64, r.len - done);
-        put(words, r.src + done, len, get(scratch_.data(), r.dst + done, len));
+        or_bits(words, r.src + done, len, get_bits(scratch_.data(), r.dst + done, len));
       }
     }
     uint32_t config;
@@ -149,18 +149,6 @@ class Packer {
   struct Run {
     int32_t src, dst, len;
   };
-
-  static uint64_t get(const uint64_t* w, int32_t pos, int32_t len) {
-    const int32_t idx = pos >> 6, sh = pos & 63;
-    uint64_t v = w[idx] >> sh;
-    if (sh && sh + len > 64) v |= w[idx + 1] << (64 - sh);
-    return len == 64 ? v : v & ((uint64_t{1} << len) - 1);
-  }
-  static void put(uint64_t* w, int32_t pos, int32_t len, uint64_t v) {
-    const int32_t idx = pos >> 6, sh = pos & 63;
-    w[idx] |= v << sh;
-    if (sh && sh + len > 64) w[idx + 1] |= v >> (64 - sh);
-  }
 
   // Interns the counters: player, active list, the listed templates' node words, ranks.
   uint32_t intern(const int32_t* counters) {

@@ -34,6 +34,19 @@ inline void set_bit(uint64_t* words, int32_t fact, bool value) {
   const uint64_t m = uint64_t{1} << (fact & 63);
   words[fact >> 6] = value ? (words[fact >> 6] | m) : (words[fact >> 6] & ~m);
 }
+// The len (1..64) bits at bit position pos, as the low bits of the result.
+inline uint64_t get_bits(const uint64_t* words, int32_t pos, int32_t len) {
+  const int32_t idx = pos >> 6, sh = pos & 63;
+  uint64_t v = words[idx] >> sh;
+  if (sh && sh + len > 64) v |= words[idx + 1] << (64 - sh);
+  return len == 64 ? v : v & ((uint64_t{1} << len) - 1);
+}
+// ORs the low len bits of v in at bit position pos (the destination bits must be clear).
+inline void or_bits(uint64_t* words, int32_t pos, int32_t len, uint64_t v) {
+  const int32_t idx = pos >> 6, sh = pos & 63;
+  words[idx] |= v << sh;
+  if (sh && sh + len > 64) words[idx + 1] |= v >> (64 - sh);
+}
 
 // Whether grounding g's preconditions hold. O(#preconditions).
 bool is_valid(const Task& task, const uint64_t* words, int32_t g);

@@ -128,6 +128,10 @@ class ProjectionHeuristic {
  private:
   struct Projection {
     IntVec facts;      // F, in bit order
+    struct FactRun {
+      int32_t fact, bit, length;  // facts fact.. are bits bit.. (length <= 64)
+    };
+    std::vector<FactRun> runs;  // F as runs of consecutive facts, for project()
     IntVec templates;  // T, sorted
     int32_t object = -1;
     int32_t group = -1;  // index into groups_, or -1 when the object has no roles
