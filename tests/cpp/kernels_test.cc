@@ -46,6 +46,35 @@ TEST(BitOpsTest, SetAndTestAcrossWordBoundaries) {
   EXPECT_EQ(words[2], uint64_t{1} << 63);
 }
 
+TEST(BitOpsTest, BitFieldsMatchBitByBitCopiesAtEveryOffsetAndLength) {
+  std::vector<uint64_t> source(3);
+  uint64_t rng = 0x9E3779B97F4A7C15ULL;
+  for (uint64_t& w : source) {
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    w = rng;
+  }
+  for (int32_t len = 1; len <= 64; ++len) {
+    for (int32_t from = 0; from + len <= 192; from += 7) {
+      const uint64_t field = get_bits(source.data(), from, len);
+      for (int32_t i = 0; i < len; ++i) {
+        ASSERT_EQ((field >> i) & 1u, test_bit(source.data(), from + i) ? 1u : 0u)
+            << "from " << from << " len " << len;
+      }
+      if (len < 64) {
+        ASSERT_EQ(field >> len, 0u);
+      }
+      const int32_t to = (from * 5 + len) % (192 - len + 1);
+      std::vector<uint64_t> target(3, 0);
+      or_bits(target.data(), to, len, field);
+      for (int32_t f = 0; f < 192; ++f) {
+        const bool inside = f >= to && f < to + len;
+        ASSERT_EQ(test_bit(target.data(), f), inside && test_bit(source.data(), from + f - to))
+            << "to " << to << " len " << len << " bit " << f;
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Applicability.
 
