@@ -497,7 +497,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
     _, costs_flat = csr(3)
     hold_begin, hold_flat = csr(4)
     _, fallback = csr(5)
-    _, arrivals = csr(6)
+    _, arrivals_flat = csr(6)
     colocated_begin, colocated = csr(7)
     hold_begin //= 2
     colocated_begin //= 3
@@ -514,7 +514,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         hold_facts=hold_flat,
         key_vars=_key_variables(task),
         fallback=fallback,
-        arrivals=arrivals,
+        arrivals=arrivals_flat,
         colocated_begin=colocated_begin,
         colocated=colocated,
     )
