@@ -119,30 +119,16 @@ class CompiledTask:
 
     def _effects(self, kind: str) -> list[tuple[ActionDef, SpecialEffectDef]]:
         """Every special effect of type ``kind`` (nested ones included) with its action."""
-        out = []
-
-        def walk(action: ActionDef, effects: Sequence[SpecialEffectDef]) -> None:
-            for e in effects:
-                if e.type == kind:
-                    out.append((action, e))
-                walk(action, e.sfx)
-
-        for a in self.domain.actions:
-            walk(a, a.sfx)
-        return out
+        return [
+            (a, e) for a in self.domain.actions for e in a.all_special_effects() if e.type == kind
+        ]
 
     def _static_predicates(self) -> set[str]:
         """Predicates no effect writes and no deletion can clear: fixed for the whole episode."""
         written: set[str] = set()
-
-        def walk(effects: Sequence[SpecialEffectDef]) -> None:
-            for e in effects:
-                written.update(lit.predicate for lit in e.fx)
-                walk(e.sfx)
-
         for a in self.domain.actions:
             written.update(lit.predicate for lit in a.immediate_fx)
-            walk(a.sfx)
+            written.update(lit.predicate for e in a.all_special_effects() for lit in e.fx)
         for p in self.domain.predicates:
             if self.deletable_types & set(p.param_types):
                 written.add(p.name)

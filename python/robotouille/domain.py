@@ -92,6 +92,16 @@ class ActionDef:
     sfx: tuple[SpecialEffectDef, ...]
     language_description: str
 
+    def all_special_effects(self) -> list[SpecialEffectDef]:
+        """Every special effect of the action, nested ones included, each before its own."""
+        out: list[SpecialEffectDef] = []
+        pending = list(reversed(self.sfx))
+        while pending:
+            effect = pending.pop()
+            out.append(effect)
+            pending.extend(reversed(effect.sfx))
+        return out
+
 
 @dataclass(frozen=True)
 class Domain:

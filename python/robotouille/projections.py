@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .compile import CompiledTask
-from .domain import Domain, Literal, SpecialEffectDef
+from .domain import Domain, Literal
 
 IntArray = npt.NDArray[np.int64]
 
@@ -262,13 +262,6 @@ _ARRIVAL_PREDICATES = frozenset(
 )
 
 
-def _special_effects(effects: tuple[SpecialEffectDef, ...]) -> list[SpecialEffectDef]:
-    out: list[SpecialEffectDef] = []
-    for effect in effects:
-        out += [effect, *_special_effects(effect.sfx)]
-    return out
-
-
 def _arrival_shapes(domain: Domain) -> bool:
     """Whether the domain's actions have the shapes the arrival argument needs.
 
@@ -285,7 +278,7 @@ def _arrival_shapes(domain: Domain) -> bool:
     for action in domain.actions:
         if any(
             lit.predicate in _ARRIVAL_PREDICATES
-            for effect in _special_effects(action.sfx)
+            for effect in action.all_special_effects()
             for lit in effect.fx
         ):
             return False
@@ -383,7 +376,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
     projected_set = set(projected)
     hold, hand_facts = _hands(view, projected_set)
     charged, movers = _charges(view, projected, hold, hand_facts)
-    robot_place = [
+    robot_place = {
         f
         for f in np.flatnonzero(view.mutable).tolist()
         if f not in hand_facts
@@ -391,7 +384,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         and any(a in view.robots for a in view.args(f))
         and all(a not in projected_set for a in view.args(f))
         and any(a not in view.robots for a in view.args(f))
-    ]
+    }
     predicate_names = [p.name for p in task.domain.predicates]
     if arrivals is None:
         arrivals = len(view.robots) == 1
@@ -407,7 +400,6 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         }
         if not arrivals_apply or not held:
             return [0] * len(relevant), []
-        places = set(robot_place)
         codes: list[int] = []
         triples: set[tuple[int, int, int]] = set()
         for g in relevant:
@@ -417,18 +409,18 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
                 continue
             effects = dict(zip(view.eff[g], view.eff_value[g]))
             code = 0
-            if any(robot in view.args(f) for f in places & effects.keys()):
+            if any(robot in view.args(f) for f in robot_place & effects.keys()):
                 code |= 1
             if any(effects.get(f) == 0 for f in held):
                 code |= 2
             if any(effects.get(f) == 1 for f in held):
                 code |= 4
-                for at in (f for f in view.pre_pos[g] if f in places):
+                for at in (f for f in view.pre_pos[g] if f in robot_place):
                     station = {a for a in view.args(at) if a not in view.robots}
                     triples.update(
                         (slot_of[robot], at, f)
                         for f in view.pre_pos[g]
-                        if f in facts and f not in places and station & set(view.args(f))
+                        if f in facts and f not in robot_place and station & set(view.args(f))
                     )
             codes.append(code + 8 * slot_of[robot] if code else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
@@ -444,7 +436,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
             )
         }
         if places:
-            facts |= set(robot_place)
+            facts |= robot_place
         templates = {
             t for t, tf in enumerate(view.template_facts) if any(o in view.args(f) for f in tf)
         }

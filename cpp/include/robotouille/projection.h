@@ -72,6 +72,7 @@
 #include <utility>
 #include <vector>
 
+#include "robotouille/kernels.h"
 #include "robotouille/task.h"
 
 namespace robotouille {
@@ -117,12 +118,9 @@ class ProjectionHeuristic {
   // An abstract state's fact bits (at most 128), then its arrival bits.
   struct Bits {
     uint64_t w[2] = {0, 0};
-    void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
-    void assign(int32_t i, bool value) {
-      const uint64_t m = uint64_t{1} << (i & 63);
-      w[i >> 6] = value ? (w[i >> 6] | m) : (w[i >> 6] & ~m);
-    }
-    bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1u; }
+    void set(int32_t i) { set_bit(w, i, true); }
+    void assign(int32_t i, bool value) { set_bit(w, i, value); }
+    bool test(int32_t i) const { return test_bit(w, i); }
   };
 
  private:
