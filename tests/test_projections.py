@@ -23,6 +23,7 @@ from robotouille import _core, datasets
 from robotouille.domains import bundled_environment_path, default_domain_path
 from robotouille.planning import _as_lists, _projection_tables
 from robotouille.projections import (
+    ProjectionTables,
     _arrival_shapes,
     _hands,
     _projection_objects,
@@ -190,6 +191,77 @@ def test_objects_with_spare_candidates_still_count(task: str, seed: int, at_leas
     plan = robotouille.plan(env, "astar", heuristic="lmcut")
     assert robotouille.plan(env).length == plan.length
     assert plan.length >= bound(env) >= at_least
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+    assert bound(env) == 0
+
+
+def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
+    """The tables with only the given rows (none of them a fallback)."""
+
+    def column(begin: np.ndarray, values: np.ndarray, width: int = 1) -> tuple[Any, Any]:
+        parts = [values[width * begin[r] : width * begin[r + 1]] for r in rows]
+        offsets = np.cumsum([0, *(len(p) // width for p in parts)]).astype(np.int64)
+        return offsets, np.concatenate(parts).astype(np.int64)
+
+    fact_begin, facts = column(tables.fact_begin, tables.facts)
+    template_begin, templates = column(tables.template_begin, tables.templates)
+    grounding_begin, groundings = column(tables.grounding_begin, tables.groundings)
+    _, costs = column(tables.grounding_begin, tables.costs)
+    _, arrivals = column(tables.grounding_begin, tables.arrivals)
+    hold_begin, hold_facts = column(tables.hold_begin, tables.hold_facts, 2)
+    colocated_begin, colocated = column(tables.colocated_begin, tables.colocated, 3)
+    return dataclasses.replace(
+        tables,
+        objects=[tables.objects[r] for r in rows],
+        fact_begin=fact_begin,
+        facts=facts,
+        template_begin=template_begin,
+        templates=templates,
+        grounding_begin=grounding_begin,
+        groundings=groundings,
+        costs=costs,
+        arrivals=arrivals,
+        hold_begin=hold_begin,
+        hold_facts=hold_facts,
+        colocated_begin=colocated_begin,
+        colocated=colocated,
+        fallback=np.zeros(len(rows), np.int64),
+    )
+
+
+@pytest.mark.parametrize("seed", [126, 252])
+def test_a_pot_counts_through_the_water_it_creates(seed: int) -> None:
+    """The goal names the water, which the pot's filling creates, and never the pot: the pot
+    still gets a projection (with the water the goal names), and the boiling is charged to it."""
+    (instance,) = datasets.load("asynchronous", seeds=[seed], tasks=["5_potato_soup"])
+    env = instance.load()
+    task = env.task
+    view = _TaskView(task)
+    pot = task.object_index["pot1"]
+    assert pot in _projection_objects(task, view)
+    tables = find_projections(task)
+    row = tables.objects.index(pot)
+    span = slice(int(tables.fact_begin[row]), int(tables.fact_begin[row + 1]))
+    facts = {task.fact_name(int(f)) for f in tables.facts[span]}
+    assert {"in(water1,bowl1)", "isboiling(water1)", "container_empty(bowl1)"} <= facts
+    assert {f"exists(water{k})" for k in range(1, 5)} <= facts  # they pick the next water
+    assert not any("water2" in name and "exists" not in name for name in facts)
+    span = slice(int(tables.grounding_begin[row]), int(tables.grounding_begin[row + 1]))
+    charged = {
+        task.grounding_name(int(g))[0]: int(c)
+        for g, c in zip(tables.groundings[span], tables.costs[span])
+    }
+    assert charged["boil-water"] == charged["fill-pot"] == charged["pick-up-container"] == 1
+    assert charged["move"] == 2  # while the robot holds the pot
+    # The pot adds to the bound, which stays within the steps to go along an optimal plan.
+    others = _keep_rows(
+        tables, [k for k, o in enumerate(tables.objects) if o != pot and not tables.fallback[k]]
+    )
+    plan = robotouille.plan(env)
+    assert plan.length == instance.optimal_length
+    assert bound(env) > bound(env, **_as_lists(others))
     for i, action in enumerate(plan.actions):
         assert bound(env) <= plan.length - i
         env.step(action)

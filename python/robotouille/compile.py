@@ -278,6 +278,8 @@ class CompiledTask:
         self.nodes = _Nodes()
         self.template_first: list[int] = []
         self.template_count: list[int] = []
+        # Per template: the object its top-level special effect is about (its ``param``).
+        self.template_param: list[int] = []
         self._template_ids: dict[tuple[Any, ...], int] = {}
         self._signatures: dict[tuple[Any, ...], int] = {}
         self._goal_cache: dict[str, IntArray] = {}
@@ -468,6 +470,7 @@ class CompiledTask:
             t = self._template_ids.get(k)
             if t is None:
                 t = self._emit_template(preorder, per_node, r)
+                self.template_param.append(int(arg[r]))
                 self._template_ids[k] = t
             out[r] = t
         return out

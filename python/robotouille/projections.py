@@ -7,17 +7,22 @@ keeps exactly that: for each *projection object* ``o`` it solves, exactly, the t
 onto ``o``'s facts and the robots' positions, and it sums the results.
 
 Projection objects are the non-robot objects that can be the subject (first argument) of a goal
-atom and that always exist. For each, ``P_o`` holds the mutable facts about ``o`` whose other
-arguments are robots or non-projection objects (e.g. ``item_at(o, table3)``, ``iscut(o)``,
-``has_item(robot1, o)``), the robots' position facts (a robot with a non-projection object, e.g.
-``loc(robot1, table3)``) when ``o`` can be held, and every fact that the special effects about
-``o`` read or write (so their timers and conditions behave exactly). The projected task checks
-only preconditions in ``P_o``, so every real plan maps to a projected plan.
+atom and that always exist, and the *creators* of goal subjects that do not: a pot, whose filling
+creates the water that the goal wants boiled and in a bowl. For each, ``P_o`` holds the mutable
+facts about ``o`` whose other arguments are robots or non-projection objects (e.g.
+``item_at(o, table3)``, ``iscut(o)``, ``has_item(robot1, o)``), the robots' position facts (a
+robot with a non-projection object, e.g. ``loc(robot1, table3)``) when ``o`` can be held, and
+every fact that the special effects writing ``P_o`` read or write (so their timers and conditions
+behave exactly). A creator's ``P_o`` also holds the facts about the goal subjects it creates,
+whether they exist, and what the actions changing them change besides (the bowl's emptiness).
+Facts about created objects that the goal never names (a second water) are left out. The
+projected task checks only preconditions in ``P_o``, so every real plan maps to a projected plan.
 
 Costs are partitioned so that the sum stays admissible: every grounding is charged to at most
 one projection object, the one it holds (a fact relating the acting robot and ``o`` in its
 preconditions or effects: pick, place, stack, add-to), else the first projection object whose
-facts it changes (cut, cook). A grounding charged to nobody that moves a robot (changes a fact of
+facts it changes (cut, cook), else the creator of the created goal subjects whose facts it
+changes (boil the water). A grounding charged to nobody that moves a robot (changes a fact of
 a robot and no projection object's fact) costs 1 in the projection of the object that robot
 holds, if any. That needs: a robot holds at most one projection object at a time. This module
 proves it (an invariant over a "free hand" fact such as ``nothing(robot1)``) or else charges
@@ -140,41 +145,52 @@ class _TaskView:
         self.eff_value = _rows((task.eff_fact[0], task.eff_value[1]))
         self.sfx = _rows(task.sfx_templates)
         nodes, lits = task.nodes, task.literals
-        # Per template: the facts its nodes write and read, and whether it creates or deletes.
+        # Per template: the facts its nodes write and read (about objects that exist from the
+        # start), and all it may write; the further facts it reads (the existence facts of the
+        # pool it creates from, which pick the next object, and of its literals' objects); the
+        # objects it may create; whether it deletes.
         self.template_facts: list[set[int]] = []
         self.template_writes: list[set[int]] = []
-        self.template_plain: list[bool] = []
+        self.template_needs: list[set[int]] = []
+        self.template_creates: list[set[int]] = []
+        self.template_deletes: list[bool] = []
         for t, first in enumerate(task.template_first):
             facts: set[int] = set()
             writes: set[int] = set()
-            plain = True
+            needs: set[int] = set()
+            creates: set[int] = set()
+            deletes = False
             for n in range(first, first + task.template_count[t]):
-                if nodes.type[n] in (3, 4):  # creation, deletion
-                    plain = False
                 cond = nodes.cond_begin[n]
                 if nodes.type[n] == 4:  # a deletion clears every fact of the deleted object
+                    deletes = True
                     gone = nodes.delete_object[n]
                     writes |= set(np.flatnonzero((task.fact_args == gone).any(axis=1)).tolist())
+                group = nodes.create_group[n]
+                pool = (
+                    task.group_slots[group]
+                    if group >= 0
+                    else [o for g in task.group_slots for o in g]
+                )
+                if nodes.type[n] == 3:  # a creation takes the pool's first free object
+                    creates |= set(pool)
+                    exists = {int(task.exists_fact[o]) for o in pool} - {-1}
+                    writes |= exists
+                    needs |= exists
                 for i in range(nodes.fx_begin[n], nodes.fx_begin[n + 1]):
                     stride = lits.created_stride[i]
                     if stride:  # about a created object: any object of the group's pool
-                        group = nodes.create_group[n]
-                        slots = (
-                            task.group_slots[group]
-                            if group >= 0
-                            else [o for g in task.group_slots for o in g]
-                        )
-                        writes |= {lits.fact[i] + stride * int(task.typepos[o]) for o in slots}
-                        plain = False
+                        writes |= {lits.fact[i] + stride * int(task.typepos[o]) for o in pool}
                         continue
-                    if lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]]:
-                        plain = False
+                    needs.update(lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]])
                     facts.add(lits.fact[i])
                     if i < cond:
                         writes.add(lits.fact[i])
             self.template_facts.append(facts)
             self.template_writes.append(writes)
-            self.template_plain.append(plain)
+            self.template_needs.append(needs)
+            self.template_creates.append(creates)
+            self.template_deletes.append(deletes)
 
     def args(self, fact: int) -> list[int]:
         if fact >= self.num_pred:
@@ -187,7 +203,8 @@ def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
     return [values[begin[i] : begin[i + 1]].tolist() for i in range(len(begin) - 1)]
 
 
-def _projection_objects(task: CompiledTask, view: _TaskView) -> list[int]:
+def _goal_subjects(task: CompiledTask) -> set[int]:
+    """Every object that can be the subject (first argument) of a goal atom."""
     subjects: set[int] = set()
     for _, args in task.goal_atoms:
         if not args:
@@ -197,7 +214,29 @@ def _projection_objects(task: CompiledTask, view: _TaskView) -> list[int]:
             subjects.update(c for c in task.goal_candidates[value] if c < len(task.objects))
         elif value < len(task.objects):
             subjects.add(value)
-    return sorted(o for o in subjects if not task.may_vanish[o] and o not in view.robots)
+    return subjects
+
+
+def _creators(task: CompiledTask, view: _TaskView, subjects: set[int]) -> dict[int, set[int]]:
+    """Objects whose special effects create goal subjects, with those goal subjects.
+
+    E.g. a pot, whose filling creates the water that the goal wants boiled and in a bowl: the
+    goal names neither the pot nor, before it exists, the water, yet every move of the pot
+    counts. Only objects that always exist and are not robots qualify.
+    """
+    out: dict[int, set[int]] = {}
+    for t, created in enumerate(view.template_creates):
+        owner = task.template_param[t]
+        if created & subjects and not task.may_vanish[owner] and owner not in view.robots:
+            out.setdefault(owner, set()).update(created & subjects)
+    return out
+
+
+def _projection_objects(task: CompiledTask, view: _TaskView) -> list[int]:
+    """The goal subjects that always exist and are not robots, and their creators."""
+    subjects = _goal_subjects(task)
+    kept = {o for o in subjects if not task.may_vanish[o] and o not in view.robots}
+    return sorted(kept | set(_creators(task, view, subjects)))
 
 
 def _hands(
@@ -326,10 +365,13 @@ def _charges(
     projected: list[int],
     hold: dict[int, list[tuple[int, int]]],
     hand_facts: set[int],
+    creators: dict[int, set[int]],
 ) -> tuple[list[int], set[int]]:
     """Per grounding, the projection object it is charged to (-1: none); and the movers.
 
     Movers are groundings charged to nobody that change a robot's facts outside its hand.
+    A grounding that changes facts of created objects and of no projection object is charged
+    to their creator (see :func:`_creators`).
     """
     task = view.task
     projected_set = set(projected)
@@ -349,6 +391,8 @@ def _charges(
         touched = {a for f in changed for a in view.args(f)}
         args = [int(a) for a in task.grounding_args[g] if a >= 0]
         first = next((a for a in args if a in projected_set and a in touched), -1)
+        if first < 0:  # about created objects only (boiling water): their creator's
+            first = min((o for o, made in creators.items() if made & touched), default=-1)
         charged.append(first)
         moved = {a for f in changed - hand_facts for a in view.args(f)}
         if first < 0 and moved & view.robots and not touched & projected_set:
@@ -368,14 +412,20 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
             arrivals add (multi_agent/3 seed 126: 22 at the start instead of 26).
 
     Returns:
-        The tables; objects whose projection would exceed :data:`MAX_FACTS` facts, or whose
-        special effects create or delete objects, get none (they add 0 to the bound).
+        The tables; objects whose projection would exceed :data:`MAX_FACTS` facts, or would
+        need a special effect that deletes objects, get none (they add 0 to the bound).
     """
     view = _TaskView(task)
+    subjects = _goal_subjects(task)
+    creators = _creators(task, view, subjects)
+    # Objects that creation may add but that the goal never names (water beyond the first):
+    # facts about them are left out (a projection onto fewer facts still never overestimates)
+    # unless a special effect of the projection reads them.
+    unnamed = set(range(task.num_initial_objects, len(task.objects))) - subjects
     projected = _projection_objects(task, view)
     projected_set = set(projected)
     hold, hand_facts = _hands(view, projected_set)
-    charged, movers = _charges(view, projected, hold, hand_facts)
+    charged, movers = _charges(view, projected, hold, hand_facts, creators)
     robot_place = {
         f
         for f in np.flatnonzero(view.mutable).tolist()
@@ -434,17 +484,33 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
             and (
                 view.args(f)[0] == o or all(a == o or a not in projected_set for a in view.args(f))
             )
+            and unnamed.isdisjoint(view.args(f))
         }
+        # A creator also keeps the facts about what it may create (as their subject: the
+        # water's, not an item's added to it), their existence, and the facts that actions
+        # change together with them (the bowl's emptiness, so the water is poured out once).
+        made = creators.get(o, set())
+        if made:
+            about_made = {
+                f
+                for f in np.flatnonzero(view.mutable).tolist()
+                if view.args(f) and view.args(f)[0] in made
+            }
+            facts |= about_made | ({int(task.exists_fact[m]) for m in made} - {-1})
+            for g in range(len(view.eff)):
+                if not about_made.isdisjoint(view.eff[g]):
+                    facts.update(
+                        f for f in view.eff[g] if not view.robots.intersection(view.args(f))
+                    )
         if places:
             facts |= robot_place
-        templates = {
-            t for t, tf in enumerate(view.template_facts) if any(o in view.args(f) for f in tf)
-        }
-        # Close under the templates: their facts are in P_o, and every template that writes a
-        # fact of P_o is one of them.
+        # The templates that write a fact of P_o, closed under theirs: what they read is in P_o
+        # too. (Templates that only read P_o, such as the boiling of water that P_o leaves
+        # out, change nothing in it.)
+        templates: set[int] = set()
         while True:
             for t in templates:
-                facts |= view.template_facts[t]
+                facts |= view.template_facts[t] | view.template_needs[t]
             more = {
                 t
                 for t, writes in enumerate(view.template_writes)
@@ -453,7 +519,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
             if not more:
                 break
             templates |= more
-        if len(facts) > MAX_FACTS or not all(view.template_plain[t] for t in templates):
+        if len(facts) > MAX_FACTS or any(view.template_deletes[t] for t in templates):
             return None
         relevant = [
             g

@@ -4,13 +4,14 @@
  * python/robotouille/projections.py for how the projections and the partition are chosen and
  * why the sum never overestimates; this file only computes it.
  *
- * A projection keeps a set F of facts (at most 128) and a set T of special-effect templates
- * (the ones about its object; they read and write only facts of F, and every template that
- * writes a fact of F is in T). An abstract state is F's truth values plus the templates of T
- * in the active list, in order, with their node words. A grounding applies when its
+ * A projection keeps a set F of facts (at most 128) and a set T of special-effect templates:
+ * every template that writes a fact of F is in T, and the templates of T read only facts of F
+ * (for a creation, the existence facts that pick the object it makes); what they write outside
+ * F is dropped. An abstract state is F's truth values plus the templates of T in the active
+ * list, in order, with their node words. A grounding applies when its
  * preconditions that are in F hold; it then runs exactly as in the engine (immediate effects,
  * templates started, one end-of-step pass), and the result is projected back (templates outside
- * T are dropped: they touch no fact of F). Waiting (the end-of-step pass alone) costs 0. A
+ * T are dropped: they write no fact of F). Waiting (the end-of-step pass alone) costs 0. A
  * grounding costs what the partition charges this projection (1, 0, or 1 only while the acting
  * robot holds the object). The abstract goal: the real goal with every fact outside F taken as
  * true (goal atoms are positive, so every real goal state projects into it).
