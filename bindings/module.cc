@@ -206,7 +206,8 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"fallback", &s->fallback},
               {"arrivals", &s->arrivals},
               {"colocated_begin", &s->colocated_begin},
-              {"colocated", &s->colocated}});
+              {"colocated", &s->colocated},
+              {"lifts", &s->lifts}});
   return s;
 }
 

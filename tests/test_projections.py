@@ -26,6 +26,7 @@ from robotouille.projections import (
     ProjectionTables,
     _arrival_shapes,
     _hands,
+    _lift_shapes,
     _projection_objects,
     _TaskView,
     find_projections,
@@ -268,6 +269,42 @@ def test_a_pot_counts_through_the_water_it_creates(seed: int) -> None:
     assert bound(env) == 0
 
 
+def test_a_top_that_must_come_off_its_stack_is_lifted() -> None:
+    """The generated burger of seed 84 starts with its top bun on a stack, away from the patty:
+    the top bun must come off and wait elsewhere while the patty joins the stack (projection.h,
+    "Lifts"). The bound says so, and never exceeds the steps to go."""
+    (instance,) = datasets.load("synchronous", seeds=[84], tasks=["3_burger"])
+    env = instance.load()
+    task = env.task
+    tables = find_projections(task)
+    variables = task.problem.goal.variables
+    top, _, count = tables.lifts[:3]
+    assert variables[top].candidates[0] == "topbun1"  # one of three top buns
+    assert len(tables.lifts) == 3 + count
+    unlifted = _as_lists(dataclasses.replace(tables, lifts=[]))
+    plan = robotouille.plan(env, "astar", heuristic="lmcut")
+    assert robotouille.plan(env).length == plan.length == instance.optimal_length
+    assert plan.length >= bound(env) > bound(env, **unlifted)
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+    assert bound(env) == 0
+
+
+def test_lifts_need_one_robot_and_the_stack_shapes() -> None:
+    assert _lift_shapes(robotouille.load("cheese_sandwich").task.domain)
+    layout = json.loads(bundled_environment_path("cheese_sandwich").read_text())
+    layout["players"].append({"name": "robot", "x": 3, "y": 1, "direction": [0, -1]})
+    assert find_projections(robotouille.load(layout).task).lifts == []
+    domain = json.loads(default_domain_path().read_text())
+    pick = next(a for a in domain["action_defs"] if a["name"] == "pick-up-item")
+    # An item picked from under another one breaks "a stack changes only at its top".
+    pick["precons"] = [p for p in pick["precons"] if p["predicate"] != "clear"]
+    env = robotouille.load("cheese_sandwich", domain)
+    assert not _lift_shapes(env.task.domain)
+    assert find_projections(env.task).lifts == []
+
+
 def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
     env = robotouille.load("cheese_sandwich")
     good = _projection_tables(env)
@@ -280,6 +317,9 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("arrivals", [-1] * len(good["arrivals"])),
         ("arrivals", [1]),
         ("colocated", [10**7] * len(good["colocated"])),
+        ("lifts", [0]),
+        ("lifts", [0, 10**6, 0]),
+        ("lifts", [10**6, 0, 0]),
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

@@ -136,6 +136,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   key_vars_ = spec.key_vars;
   assign_roles(spec);
+  read_lifts(spec);
   bool built = false;  // whether the previous row was built
   for (size_t p = 0; p < n; ++p) {
     if (spec.fallback[p] && built) continue;
@@ -150,6 +151,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     (p.group >= 0 ? groups_[p.group].members : ungrouped_).push_back(static_cast<int32_t>(i));
   }
   for (RoleGroup& g : groups_) {
+    g.lifted = std::any_of(g.members.begin(), g.members.end(),
+                           [&](int32_t m) { return !projections_[m].via.empty(); });
     for (size_t j = 0; j < g.vars.size(); ++j) {
       const int32_t v = g.vars[j];
       for (int32_t k = s.goal_cand_begin[v]; k < s.goal_cand_begin[v + 1]; ++k) {
@@ -200,6 +203,125 @@ void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
     const IntVec& vars = groups_[index].vars;
     for (size_t j = 0; j < vars.size(); ++j) {
       if (is_candidate(vars[j], object)) roles.push_back(static_cast<int32_t>(j));
+    }
+  }
+}
+
+void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
+  const TaskSpec& s = task_.spec;
+  const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
+  const auto num_atoms = static_cast<int32_t>(s.goal_atom_base.size());
+  const auto keys = static_cast<int32_t>(key_vars_.size());
+  // The atom's argument k: (is a variable, its variable or object).
+  auto arg = [&](int32_t atom, int32_t k) {
+    const int32_t* a = &s.goal_atom_args[4 * static_cast<size_t>(s.goal_atom_arg_begin[atom] + k)];
+    return std::pair<bool, int32_t>(a[0] != 0, a[1]);
+  };
+  auto two_variables = [&](int32_t atom) {
+    return atom >= 0 && atom < num_atoms &&
+           s.goal_atom_arg_begin[atom + 1] - s.goal_atom_arg_begin[atom] == 2 &&
+           arg(atom, 0).first && arg(atom, 1).first;
+  };
+  IntVec assign(static_cast<size_t>(num_vars), -1), facts;
+  for (size_t i = 0; i < spec.lifts.size();) {
+    require(i + 3 <= spec.lifts.size(), "a lift entry is cut short");
+    Lift lift;
+    lift.var = spec.lifts[i];
+    lift.atom = spec.lifts[i + 1];
+    const int32_t n = spec.lifts[i + 2];
+    require(n >= 0 && i + 3 + static_cast<size_t>(n) <= spec.lifts.size(),
+            "a lift entry is cut short");
+    require(lift.var >= 0 && lift.var < num_vars, "lift variable out of range");
+    require(two_variables(lift.atom) && arg(lift.atom, 0).second == lift.var,
+            "a lift's atom must name its variable and then a key variable");
+    lift.station = arg(lift.atom, 1).second;
+    lift.key = static_cast<int32_t>(
+        std::find(key_vars_.begin(), key_vars_.end(), lift.station) - key_vars_.begin());
+    require(lift.key < keys, "a lift's station must be a key variable");
+    IntVec companions(spec.lifts.begin() + static_cast<std::ptrdiff_t>(i) + 3,
+                      spec.lifts.begin() + static_cast<std::ptrdiff_t>(i) + 3 + n);
+    for (int32_t a : companions) {
+      require(two_variables(a) && arg(a, 1).second == lift.station && arg(a, 0).second != lift.var,
+              "a companion atom must name another variable and then the lift's station");
+    }
+    for (int32_t c = 0; c < num_combos_; ++c) {
+      assign[lift.station] = combos_[c * keys + lift.key];
+      IntVec per_combo;
+      for (int32_t a : companions) {
+        require(task_.atom_facts_under(a, assign.data(), 1 << 16, facts),
+                "a companion variable has too many candidates");
+        per_combo.insert(per_combo.end(), facts.begin(), facts.end());
+        per_combo.push_back(-1);
+      }
+      lift.companions.push_back(std::move(per_combo));
+    }
+    assign[lift.station] = -1;
+    lifts_.push_back(std::move(lift));
+    i += 3 + static_cast<size_t>(n);
+  }
+}
+
+void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
+                                    const std::vector<std::string>& keys,
+                                    const std::vector<int16_t>& bit_of,
+                                    const IntVec& reverse_begin, const IntVec& reverse_source,
+                                    const std::vector<uint8_t>& reverse_cost) {
+  const TaskSpec& s = task_.spec;
+  const auto count = static_cast<int32_t>(keys.size());
+  const auto num_keys = static_cast<int32_t>(key_vars_.size());
+  Bits held;  // "a robot holds the object"
+  for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
+    if (bit_of[spec.hold_facts[2 * k + 1]] >= 0) held.set(bit_of[spec.hold_facts[2 * k + 1]]);
+  }
+  IntVec assign(s.goal_var_group.size(), -1), facts;
+  std::vector<uint16_t> via(static_cast<size_t>(count));
+  std::vector<IntVec> buckets;
+  for (size_t r = 0; r < p.roles.size(); ++r) {
+    if (p.lift_of_role[r] < 0) continue;
+    const Lift& lift = lifts_[p.lift_of_role[r]];
+    for (int32_t c = 0; c < num_combos_; ++c) {
+      auto column = [&](int32_t id) -> uint16_t& {
+        return p.via[(static_cast<size_t>(id) * num_combos_ + c) * p.width + r];
+      };
+      // The object's "at K" fact under c; without it in F the via states are unknown and the
+      // plain distances (already copied into p.via) stay.
+      assign[lift.var] = p.object;
+      assign[lift.station] = combos_[c * num_keys + lift.key];
+      const bool one = task_.atom_facts_under(lift.atom, assign.data(), 1, facts) &&
+                       facts.size() == 1 && bit_of[facts[0]] >= 0;
+      assign[lift.var] = assign[lift.station] = -1;
+      if (!one) continue;
+      const int32_t at = bit_of[facts[0]];
+      // Dial's algorithm: 0-1 edges, seeded with the goal distances of the via states.
+      buckets.assign(1, {});
+      for (int32_t id = 0; id < count; ++id) {
+        via[id] = kUnreached;
+        Bits bits;
+        std::memcpy(bits.w, keys[id].data(), sizeof(bits.w));
+        const uint16_t d = p.distance[(static_cast<size_t>(id) * num_combos_ + c) * p.width + r];
+        if (bits.test(at) || (bits.w[0] & held.w[0]) || (bits.w[1] & held.w[1]) ||
+            d >= kUnreached) {
+          continue;
+        }
+        via[id] = d;
+        if (buckets.size() <= d) buckets.resize(d + 1u);
+        buckets[d].push_back(id);
+      }
+      for (size_t d = 0; d < buckets.size(); ++d) {
+        for (size_t j = 0; j < buckets[d].size(); ++j) {
+          const int32_t v = buckets[d][j];
+          if (via[v] != d) continue;
+          for (int32_t e = reverse_begin[v]; e < reverse_begin[v + 1]; ++e) {
+            const int32_t u = reverse_source[e];
+            const size_t next = std::min<size_t>(d + reverse_cost[e], kUnreached - 1);
+            if (next >= via[u]) continue;
+            via[u] = static_cast<uint16_t>(next);
+            if (buckets.size() <= next) buckets.resize(next + 1);
+            buckets[next].push_back(u);
+          }
+        }
+      }
+      for (int32_t id = 0; id < count; ++id) column(id) = via[id];
     }
   }
 }
@@ -591,6 +713,25 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       p.distance[static_cast<size_t>(id) * columns + column] = dist[id];
     }
   }
+  // Lifted roles (see "Lifts"): distances through a state where the object is elsewhere.
+  if (p.group >= 0 && !lifts_.empty()) {
+    p.lift_of_role.assign(p.roles.size(), -1);
+    bool lifted = false;
+    for (size_t r = 0; r < p.roles.size(); ++r) {
+      const int32_t var = groups_[p.group].vars[p.roles[r]];
+      for (size_t e = 0; e < lifts_.size(); ++e) {
+        if (lifts_[e].var != var) continue;
+        p.lift_of_role[r] = static_cast<int32_t>(e);
+        lifted = true;
+      }
+    }
+    if (lifted) {
+      distance_entries_ += static_cast<int64_t>(count) * columns;
+      if (distance_entries_ > kMaxDistanceEntries) return false;
+      p.via = p.distance;
+      build_via(p, spec, index, keys_list, bit_of, reverse_begin, reverse_source, reverse_cost);
+    }
+  }
   // Abstract states without running timers (most) get an open-addressing table on their two
   // words; the others stay in the string map.
   size_t slots = 16;
@@ -661,14 +802,18 @@ int32_t ProjectionHeuristic::match(const RoleGroup& group, int32_t c) {
   for (int32_t m : group.members) {
     const Projection& p = projections_[m];
     const int32_t id = ids_[m];
-    const uint16_t* d =
-        id < 0 ? nullptr : p.distance.data() + (static_cast<size_t>(id) * num_combos_ + c) * p.width;
+    const size_t row = (static_cast<size_t>(id) * num_combos_ + c) * p.width;
+    const uint16_t* d = id < 0 ? nullptr : p.distance.data() + row;
+    const uint16_t* via = id < 0 || p.via.empty() ? nullptr : p.via.data() + row;
     // Masks downwards: a mask only grows, so each member plays at most one role.
     for (uint32_t mask = all + 1; mask-- > 0;) {
       if (dp_[mask] >= kInf) continue;
       for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
         const uint32_t bit = uint32_t{1} << p.roles[r];
-        const int32_t cost = d == nullptr ? 0 : d[r];  // a state never reached: 0 is safe
+        const bool lifted = via != nullptr && p.lift_of_role[r] >= 0 &&
+                            lifted_[p.lift_of_role[r] * num_combos_ + c];
+        // A state never reached: 0 is safe.
+        const int32_t cost = d == nullptr ? 0 : (lifted ? via[r] : d[r]);
         if ((mask & bit) || cost >= kUnreached) continue;
         dp_[mask | bit] = std::min(dp_[mask | bit], dp_[mask] + cost);
       }
@@ -686,10 +831,27 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   for (size_t i = 0; i < projections_.size(); ++i) {
     ids_[i] = find(projections_[i], words, counters);
   }
+  // Per lift and combination: whether some companion variable has no candidate at K.
+  lifted_.assign(lifts_.size() * static_cast<size_t>(num_combos_), 0);
+  for (size_t e = 0; e < lifts_.size(); ++e) {
+    for (int32_t c = 0; c < num_combos_; ++c) {
+      bool missing = false, some_at = false;
+      for (int32_t f : lifts_[e].companions[c]) {
+        if (f < 0) {
+          missing = missing || !some_at;
+          some_at = false;
+        } else {
+          some_at = some_at || test_bit(words, f);
+        }
+      }
+      lifted_[e * num_combos_ + c] = missing ? 1 : 0;
+    }
+  }
   matched_.clear();
   for (RoleGroup& group : groups_) {
     key_.clear();
     for (int32_t m : group.members) key_.append(reinterpret_cast<const char*>(&ids_[m]), 4);
+    if (group.lifted) key_.append(reinterpret_cast<const char*>(lifted_.data()), lifted_.size());
     auto found = group.cache.find(key_);
     if (found == group.cache.end()) {
       if (static_cast<int64_t>(group.cache.size() + 1) * num_combos_ > kMaxCachedCosts) {

@@ -84,6 +84,8 @@ class ProjectionTables:
         colocated_begin: CSR offsets of ``colocated`` (in triples), one row per projection.
         colocated: Per projection, (robot slot, robot position fact, fact of ``o`` at that
             station) triples: where the robot could pick ``o`` up without moving.
+        lifts: Entries one after another (see "Lifts"): a top role's goal variable, its goal
+            atom "at K", the number of companion atoms, and those atoms.
     """
 
     objects: list[int]
@@ -101,6 +103,7 @@ class ProjectionTables:
     arrivals: IntArray
     colocated_begin: IntArray
     colocated: IntArray
+    lifts: list[int]
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -360,6 +363,111 @@ def _arrival_shapes(domain: Domain) -> bool:
     return True
 
 
+_LIFT_PREDICATES = frozenset({"item_at", "clear", "atop", "has_item"})
+
+
+def _lift_shapes(domain: Domain) -> bool:
+    """Whether the domain's actions have the shapes the lift argument needs.
+
+    An item arrives at a station only from the acting robot's hand (every action that makes
+    ``item_at(i, s)`` true needs ``has_item(r, i)`` and makes it false); an item leaves a station
+    only from the top of its stack (every action that makes ``item_at(i, s)`` false needs
+    ``clear(i)``); an item is uncovered only by the item on it leaving (every action that makes
+    ``clear(y)`` true either puts down the held ``y``, or needs ``atop(z, y)`` and makes
+    ``item_at(z, s)`` false). No special effect writes these predicates.
+    """
+    if not {p.name for p in domain.predicates} >= _LIFT_PREDICATES:
+        return False
+    for action in domain.actions:
+        if any(
+            lit.predicate in _LIFT_PREDICATES
+            for effect in action.all_special_effects()
+            for lit in effect.fx
+        ):
+            return False
+        pre = set(action.precons)
+        fx = set(action.immediate_fx)
+        for lit in action.immediate_fx:
+            if lit.predicate == "item_at" and lit.is_true:
+                item = lit.params[0]
+                ok = any(
+                    p.predicate == "has_item"
+                    and p.is_true
+                    and p.params[1] == item
+                    and Literal("has_item", p.params, False) in fx
+                    for p in pre
+                )
+            elif lit.predicate == "item_at":
+                ok = Literal("clear", (lit.params[0],), True) in pre
+            elif lit.predicate == "clear" and lit.is_true:
+                below = lit.params[0]
+                ok = any(
+                    # the item put down is clear; an item at a station only when the one on
+                    # it leaves
+                    (p.predicate == "has_item" and p.is_true and p.params[1] == below)
+                    or (
+                        p.predicate == "atop"
+                        and p.is_true
+                        and p.params[1] == below
+                        and any(
+                            f.predicate == "item_at"
+                            and not f.is_true
+                            and f.params[0] == p.params[0]
+                            for f in fx
+                        )
+                    )
+                    for p in pre
+                )
+            else:
+                continue
+            if not ok:
+                return False
+    return True
+
+
+def _lifts(task: CompiledTask, view: _TaskView, key_vars: list[int]) -> list[int]:
+    """The lift entries (see "Lifts"): top roles whose companions must join them at K.
+
+    A goal variable ``v`` with atoms ``clear(v)`` and ``item_at(v, K)`` (``K`` a key variable)
+    gets an entry with the atoms ``item_at(V, K)`` of the other variables ``V`` (in its group,
+    or with candidates disjoint from ``v``'s, so that a companion is never ``v``'s object).
+    Only with one robot (the argument needs the one hand busy with the companion) and where the
+    domain has the shapes :func:`_lift_shapes` checks.
+    """
+    if len(view.robots) != 1 or not _lift_shapes(task.domain):
+        return []
+    names = [p.name for p in task.domain.predicates]
+    variables: dict[tuple[str, int], list[tuple[int, tuple[int, ...]]]] = {}
+    for a, (base, args) in enumerate(task.goal_atoms):
+        if args and all(is_var for is_var, _, _, _ in args):
+            name = names[int(task.fact_pred[base])]  # the atom's fact with every argument first
+            variables.setdefault((name, args[0][1]), []).append(
+                (a, tuple(value for _, value, _, _ in args))
+            )
+    out: list[int] = []
+    for name, v in sorted(variables):
+        if name != "clear" or ("item_at", v) not in variables:
+            continue
+        for a, (_, station) in ((a, vs) for a, vs in variables[("item_at", v)] if len(vs) == 2):
+            if station not in key_vars:
+                continue
+            mine = set(task.goal_candidates[v])
+            companions = [
+                b
+                for (other_name, u), others in sorted(variables.items())
+                if other_name == "item_at" and u != v
+                for b, values in others
+                if values[1:] == (station,)
+                and (
+                    task.goal_var_group[u] == task.goal_var_group[v]
+                    or mine.isdisjoint(task.goal_candidates[u])
+                )
+            ]
+            if companions:
+                out += [v, a, len(companions), *companions]
+    return out
+
+
 def _charges(
     view: _TaskView,
     projected: list[int],
@@ -529,7 +637,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         costs = [
             1 if charged[g] == o else (2 if g in movers and places else 0) for g in relevant
         ]
-        holds = [x for r, f in hold.get(o, []) for x in (r, f)] if places else []
+        holds = [x for r, f in hold.get(o, []) for x in (r, f)]
         arrivals, pairs = (
             arrival_codes(o, facts, relevant) if places else ([0] * len(relevant), [])
         )
@@ -549,6 +657,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         begin = np.cumsum([0, *(len(p) for p in parts)]).astype(np.int64)
         return begin, np.array([x for p in parts for x in p], np.int64)
 
+    key_vars = _key_variables(task)
     fact_begin, facts_flat = csr(0)
     template_begin, templates_flat = csr(1)
     grounding_begin, groundings_flat = csr(2)
@@ -570,11 +679,12 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         costs=costs_flat,
         hold_begin=hold_begin,
         hold_facts=hold_flat,
-        key_vars=_key_variables(task),
+        key_vars=key_vars,
         fallback=fallback,
         arrivals=arrivals_flat,
         colocated_begin=colocated_begin,
         colocated=colocated,
+        lifts=_lifts(task, view, key_vars),
     )
 
 

@@ -51,6 +51,17 @@
  * brought to it: its station is not vacant), so the bit makes no difference. Construction also
  * enumerates this canonical twin of every state.
  *
+ * Lifts: a role whose goal wants its object clear on top of the stack at a station K (a key
+ * variable: the top bread, at the sandwich's table) while other goal objects, its companions,
+ * must be at K too. With one robot, a companion that is not at K yet gets there from the
+ * robot's hand, onto the top of K's stack; the object must end above it, and a stack changes
+ * only at its top. So before the companion's last arrival at K the object is neither at K nor
+ * held (the hand holds the companion): it is somewhere else (projections.py checks the
+ * domain's actions have these shapes). When, under combination c, some companion variable has
+ * no candidate at K, the role's distance is therefore the distance through an abstract state
+ * where the object is neither at K nor held (its "via" table, from a second backward search
+ * seeded with the goal distances of those states), not its plain goal distance.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
@@ -95,6 +106,10 @@ struct ProjectionSpec {
   // Per row, triples (robot slot, that robot's position fact, object fact at the same
   // station): the robot stands where it could pick the object up without moving.
   IntVec colocated_begin, colocated;
+  // Lifts (see "Lifts" above), entries one after another: the goal variable of the top role,
+  // the goal atom "that variable at K" (two arguments: the variable, then a key variable), the
+  // number n of companion atoms, and n atoms "companion variable at K".
+  IntVec lifts;
 };
 
 constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
@@ -146,12 +161,23 @@ class ProjectionHeuristic {
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
     std::unordered_map<std::string, int32_t> ids;  // the other keys -> state id
     std::vector<uint16_t> distance;  // [(id * combos + c) * width + role]; see kUnreached
+    IntVec lift_of_role;             // per role: its index into lifts_, or -1
+    std::vector<uint16_t> via;       // laid out as distance; lifted roles only (see "Lifts")
+  };
+  struct Lift {
+    int32_t var = -1;      // the top role's goal variable
+    int32_t atom = -1;     // the goal atom "var at K"
+    int32_t station = -1;  // K, a key variable
+    int32_t key = -1;      // K's index in key_vars_
+    // Per combination: each companion atom's facts (one per candidate) at K's value, then -1.
+    std::vector<IntVec> companions;
   };
   // The variables of one goal-variable group that objects play as roles (see above).
   struct RoleGroup {
     IntVec vars;             // goal variables, at most kMaxRoleVars
     IntVec members;          // projections whose object has roles in this group
     uint32_t free_vars = 0;  // variables with a candidate that is not a member (cost 0)
+    bool lifted = false;     // some member has a lifted role (its costs depend on lifted_)
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
     std::unordered_map<std::string, IntVec> cache;
@@ -177,6 +203,13 @@ class ProjectionHeuristic {
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
   // Fills object_roles_ and groups_' variables (see "Roles" above).
   void assign_roles(const ProjectionSpec& spec);
+  // Validates spec.lifts and fills lifts_ (after the combinations are known).
+  void read_lifts(const ProjectionSpec& spec);
+  // Fills p.via for p's lifted roles from p.distance over the reverse edges (see "Lifts").
+  void build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
+                 const std::vector<std::string>& keys, const std::vector<int16_t>& bit_of,
+                 const IntVec& reverse_begin, const IntVec& reverse_source,
+                 const std::vector<uint8_t>& reverse_cost);
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
              const int32_t* counters, int64_t max_states, const std::function<bool()>& stop);
 
@@ -190,6 +223,8 @@ class ProjectionHeuristic {
   IntVec ungrouped_;            // projections without roles
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
   std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
+  std::vector<Lift> lifts_;
+  std::vector<uint8_t> lifted_;  // scratch: [lift * combos + c]: some companion is missing
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
