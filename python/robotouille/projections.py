@@ -36,6 +36,12 @@ in the pick that follows. The argument rests on the shapes of the actions that f
 hand and that pick an item up; ``_arrival_shapes`` checks them on the domain, and without them
 no arrival is counted.
 
+Lifts: a top bun that starts clear on its stack looks done to its own projection, though the
+patty must still go under it. With one robot, whenever a goal object that must join it at the
+table (a companion) is not there yet, the top must first wait somewhere else, neither at the
+table nor in hand (``projection.h`` gives the argument; :func:`_lift_shapes` checks the stack
+shapes it rests on). Such a role's distance then runs through a state like that.
+
 The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
 search's start state and computes its goal distances.
 """
@@ -304,6 +310,16 @@ _ARRIVAL_PREDICATES = frozenset(
 )
 
 
+def _only_actions_write(domain: Domain, predicates: frozenset[str]) -> bool:
+    """Whether the domain has these predicates and no special effect writes any of them."""
+    return {p.name for p in domain.predicates} >= predicates and not any(
+        lit.predicate in predicates
+        for action in domain.actions
+        for effect in action.all_special_effects()
+        for lit in effect.fx
+    )
+
+
 def _arrival_shapes(domain: Domain) -> bool:
     """Whether the domain's actions have the shapes the arrival argument needs.
 
@@ -315,15 +331,9 @@ def _arrival_shapes(domain: Domain) -> bool:
     true) needs ``clear(i)`` and ``i`` on or at the robot's station. No special effect writes
     any of these predicates.
     """
-    if not {p.name for p in domain.predicates} >= _ARRIVAL_PREDICATES:
+    if not _only_actions_write(domain, _ARRIVAL_PREDICATES):
         return False
     for action in domain.actions:
-        if any(
-            lit.predicate in _ARRIVAL_PREDICATES
-            for effect in action.all_special_effects()
-            for lit in effect.fx
-        ):
-            return False
         pre = set(action.precons)
         fx = set(action.immediate_fx)
         for lit in action.immediate_fx:
@@ -376,15 +386,9 @@ def _lift_shapes(domain: Domain) -> bool:
     ``clear(y)`` true either puts down the held ``y``, or needs ``atop(z, y)`` and makes
     ``item_at(z, s)`` false). No special effect writes these predicates.
     """
-    if not {p.name for p in domain.predicates} >= _LIFT_PREDICATES:
+    if not _only_actions_write(domain, _LIFT_PREDICATES):
         return False
     for action in domain.actions:
-        if any(
-            lit.predicate in _LIFT_PREDICATES
-            for effect in action.all_special_effects()
-            for lit in effect.fx
-        ):
-            return False
         pre = set(action.precons)
         fx = set(action.immediate_fx)
         for lit in action.immediate_fx:
