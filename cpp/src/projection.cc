@@ -273,6 +273,13 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
     if (bit_of[spec.hold_facts[2 * k + 1]] >= 0) held.set(bit_of[spec.hold_facts[2 * k + 1]]);
   }
+  // Per abstract state: whether no robot holds the object (the same under every combination).
+  std::vector<Bits> bits(static_cast<size_t>(count));
+  std::vector<bool> free(static_cast<size_t>(count));
+  for (int32_t id = 0; id < count; ++id) {
+    std::memcpy(bits[id].w, keys[id].data(), sizeof(bits[id].w));
+    free[id] = !(bits[id].w[0] & held.w[0]) && !(bits[id].w[1] & held.w[1]);
+  }
   IntVec assign(s.goal_var_group.size(), -1), facts;
   std::vector<uint16_t> via(static_cast<size_t>(count));
   std::vector<IntVec> buckets;
@@ -280,8 +287,9 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
     if (p.lift_of_role[r] < 0) continue;
     const Lift& lift = lifts_[p.lift_of_role[r]];
     for (int32_t c = 0; c < num_combos_; ++c) {
-      auto column = [&](int32_t id) -> uint16_t& {
-        return p.via[(static_cast<size_t>(id) * num_combos_ + c) * p.width + r];
+      // Where (state, c, r) sits in p.distance and p.via.
+      auto cell = [&](int32_t id) {
+        return (static_cast<size_t>(id) * num_combos_ + c) * p.width + r;
       };
       // The object's "at K" fact under c; without it in F the via states are unknown and the
       // plain distances (already copied into p.via) stay.
@@ -296,13 +304,8 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
       buckets.assign(1, {});
       for (int32_t id = 0; id < count; ++id) {
         via[id] = kUnreached;
-        Bits bits;
-        std::memcpy(bits.w, keys[id].data(), sizeof(bits.w));
-        const uint16_t d = p.distance[(static_cast<size_t>(id) * num_combos_ + c) * p.width + r];
-        if (bits.test(at) || (bits.w[0] & held.w[0]) || (bits.w[1] & held.w[1]) ||
-            d >= kUnreached) {
-          continue;
-        }
+        const uint16_t d = p.distance[cell(id)];
+        if (bits[id].test(at) || !free[id] || d >= kUnreached) continue;
         via[id] = d;
         if (buckets.size() <= d) buckets.resize(d + 1u);
         buckets[d].push_back(id);
@@ -321,7 +324,7 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
           }
         }
       }
-      for (int32_t id = 0; id < count; ++id) column(id) = via[id];
+      for (int32_t id = 0; id < count; ++id) p.via[cell(id)] = via[id];
     }
   }
 }

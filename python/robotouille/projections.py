@@ -200,6 +200,9 @@ class _TaskView:
             self.template_needs.append(needs)
             self.template_creates.append(creates)
             self.template_deletes.append(deletes)
+        self.mutable_facts: list[int] = np.flatnonzero(self.mutable).tolist()
+        self.subjects = _goal_subjects(task)
+        self.creators = _creators(task, self, self.subjects)
 
     def args(self, fact: int) -> list[int]:
         if fact >= self.num_pred:
@@ -243,9 +246,8 @@ def _creators(task: CompiledTask, view: _TaskView, subjects: set[int]) -> dict[i
 
 def _projection_objects(task: CompiledTask, view: _TaskView) -> list[int]:
     """The goal subjects that always exist and are not robots, and their creators."""
-    subjects = _goal_subjects(task)
-    kept = {o for o in subjects if not task.may_vanish[o] and o not in view.robots}
-    return sorted(kept | set(_creators(task, view, subjects)))
+    kept = {o for o in view.subjects if not task.may_vanish[o] and o not in view.robots}
+    return sorted(kept | set(view.creators))
 
 
 def _hands(
@@ -261,9 +263,8 @@ def _hands(
     """
     out: dict[int, list[tuple[int, int]]] = {}
     hand_facts: set[int] = set()
-    mutable = np.flatnonzero(view.mutable).tolist()
     for robot in sorted(view.robots):
-        for free in (f for f in mutable if view.args(f) == [robot]):
+        for free in (f for f in view.mutable_facts if view.args(f) == [robot]):
             group = {free}
             for g in range(len(view.eff)):
                 effects = dict(zip(view.eff[g], view.eff_value[g]))
@@ -528,19 +529,18 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         need a special effect that deletes objects, get none (they add 0 to the bound).
     """
     view = _TaskView(task)
-    subjects = _goal_subjects(task)
-    creators = _creators(task, view, subjects)
+    creators = view.creators
     # Objects that creation may add but that the goal never names (water beyond the first):
     # facts about them are left out (a projection onto fewer facts still never overestimates)
     # unless a special effect of the projection reads them.
-    unnamed = set(range(task.num_initial_objects, len(task.objects))) - subjects
+    unnamed = set(range(task.num_initial_objects, len(task.objects))) - view.subjects
     projected = _projection_objects(task, view)
     projected_set = set(projected)
     hold, hand_facts = _hands(view, projected_set)
     charged, movers = _charges(view, projected, hold, hand_facts, creators)
     robot_place = {
         f
-        for f in np.flatnonzero(view.mutable).tolist()
+        for f in view.mutable_facts
         if f not in hand_facts
         and view.args(f)
         and any(a in view.robots for a in view.args(f))
@@ -591,7 +591,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
         facts = {
             f
-            for f in np.flatnonzero(view.mutable).tolist()
+            for f in view.mutable_facts
             if o in view.args(f)
             and (
                 view.args(f)[0] == o or all(a == o or a not in projected_set for a in view.args(f))
@@ -605,7 +605,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         if made:
             about_made = {
                 f
-                for f in np.flatnonzero(view.mutable).tolist()
+                for f in view.mutable_facts
                 if view.args(f) and view.args(f)[0] in made
             }
             facts |= about_made | ({int(task.exists_fact[m]) for m in made} - {-1})
