@@ -207,7 +207,9 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"arrivals", &s->arrivals},
               {"colocated_begin", &s->colocated_begin},
               {"colocated", &s->colocated},
-              {"lifts", &s->lifts}});
+              {"lifts", &s->lifts},
+              {"mutex_begin", &s->mutex_begin},
+              {"mutex_facts", &s->mutex_facts}});
   return s;
 }
 

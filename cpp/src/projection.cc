@@ -100,6 +100,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     require(k % 3 == 0 ? v >= 0 && v < kMaxFacts : v >= 0 && v < task.num_facts,
             "colocated entry out of range");
   }
+  if (!spec.mutex_begin.empty()) {
+    check_csr(spec.mutex_begin, spec.mutex_begin.size() - 1, spec.mutex_facts.size(),
+              "mutex_begin");
+  }
+  for (int32_t f : spec.mutex_facts) {
+    require(f >= 0 && f < task.num_facts, "mutex fact out of range");
+  }
   // Combinations of the key variables' candidates (distinct within a group), at most 4096.
   const TaskSpec& s = task.spec;
   const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
@@ -525,7 +532,29 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       bucket[fill[bucket_of(actions[i])]++] = static_cast<int32_t>(i);
     }
   }
+  // The invariants with at least two facts in F, as masks (see "Invariants").
+  std::vector<Bits> mutexes;
+  for (size_t k = 0; k + 1 < spec.mutex_begin.size(); ++k) {
+    Bits mask;
+    int32_t inside = 0;
+    for (int32_t i = spec.mutex_begin[k]; i < spec.mutex_begin[k + 1]; ++i) {
+      const int32_t bit = bit_of[spec.mutex_facts[i]];
+      if (bit >= 0 && !mask.test(bit)) {
+        mask.set(bit);
+        ++inside;
+      }
+    }
+    if (inside >= 2) mutexes.push_back(mask);
+  }
+  auto violates = [&]() {  // whether key_'s facts break an invariant
+    Bits bits;
+    std::memcpy(bits.w, key_.data(), sizeof(bits.w));
+    return std::any_of(mutexes.begin(), mutexes.end(), [&](const Bits& m) {
+      return std::popcount(bits.w[0] & m.w[0]) + std::popcount(bits.w[1] & m.w[1]) > 1;
+    });
+  };
   project(p, words, counters);
+  if (violates()) mutexes.clear();
   intern();
   for (size_t id = 0; id < keys_list.size(); ++id) {
     if (static_cast<int64_t>(keys_list.size()) > max_states) return false;
@@ -559,6 +588,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         project(p, work.data(), work_counters.data());
         clear();
       }
+      if (violates()) return;
       set_arrival(bits, &a);
       const int32_t to = intern();
       if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
@@ -582,9 +612,11 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       end_step(task_, work.data(), work_counters.data());
       project(p, work.data(), work_counters.data());
       clear();
-      set_arrival(bits, nullptr);
-      const int32_t to = intern();
-      if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
+      if (!violates()) {  // (it never does: no template writes an invariant's fact)
+        set_arrival(bits, nullptr);
+        const int32_t to = intern();
+        if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
+      }
     }
     edge_begin.push_back(static_cast<int32_t>(edges.size()));
   }

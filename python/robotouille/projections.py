@@ -42,6 +42,11 @@ table (a companion) is not there yet, the top must first wait somewhere else, ne
 table nor in hand (``projection.h`` gives the argument; :func:`_lift_shapes` checks the stack
 shapes it rests on). Such a role's distance then runs through a state like that.
 
+Invariants: a projection checks only the preconditions inside its facts, so it also reaches
+abstract states that no real state maps to (a bun with several items on it). Fact sets of which
+no reachable state has two true (:func:`robotouille.invariants.mutex_groups`) let construction
+drop those states; the bound stays admissible and the projections get smaller.
+
 The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
 search's start state and computes its goal distances.
 """
@@ -55,6 +60,7 @@ import numpy.typing as npt
 
 from .compile import CompiledTask
 from .domain import Domain, Literal
+from .invariants import mutex_groups
 
 IntArray = npt.NDArray[np.int64]
 
@@ -92,6 +98,8 @@ class ProjectionTables:
             station) triples: where the robot could pick ``o`` up without moving.
         lifts: Entries one after another (see "Lifts"): a top role's goal variable, its goal
             atom "at K", the number of companion atoms, and those atoms.
+        mutex_begin: CSR offsets of ``mutex_facts``, one row per invariant.
+        mutex_facts: Fact sets of which no reachable state has two true (see "Invariants").
     """
 
     objects: list[int]
@@ -110,6 +118,8 @@ class ProjectionTables:
     colocated_begin: IntArray
     colocated: IntArray
     lifts: list[int]
+    mutex_begin: IntArray
+    mutex_facts: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -203,11 +213,20 @@ class _TaskView:
         self.mutable_facts: list[int] = np.flatnonzero(self.mutable).tolist()
         self.subjects = _goal_subjects(task)
         self.creators = _creators(task, self, self.subjects)
+        # Per fact its objects; per fact the groundings that write it; per template the
+        # groundings that start it.
+        self._args = [[o for o in row if o >= 0] for row in self.fact_args.tolist()]
+        self.writers: dict[int, list[int]] = {}
+        for g, written in enumerate(self.eff):
+            for f in written:
+                self.writers.setdefault(f, []).append(g)
+        self.starters: dict[int, list[int]] = {}
+        for g, started in enumerate(self.sfx):
+            for t in started:
+                self.starters.setdefault(t, []).append(g)
 
     def args(self, fact: int) -> list[int]:
-        if fact >= self.num_pred:
-            return []
-        return [int(o) for o in self.fact_args[fact] if o >= 0]
+        return self._args[fact] if fact < self.num_pred else []
 
 
 def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
@@ -266,10 +285,8 @@ def _hands(
     for robot in sorted(view.robots):
         for free in (f for f in view.mutable_facts if view.args(f) == [robot]):
             group = {free}
-            for g in range(len(view.eff)):
+            for g in view.writers.get(free, []):
                 effects = dict(zip(view.eff[g], view.eff_value[g]))
-                if effects.get(free) is None:
-                    continue
                 # Facts about r that flip the other way in the same grounding.
                 group.update(
                     f
@@ -291,7 +308,7 @@ def _group_invariant(view: _TaskView, group: set[int], initial: npt.NDArray[np.b
         return False
     if any(view.template_writes[t] & group for t in range(len(view.template_writes))):
         return False
-    for g in range(len(view.eff)):
+    for g in sorted({g for f in group for g in view.writers.get(f, [])}):
         effects = dict(zip(view.eff[g], view.eff_value[g]))  # the last write wins
         added = [f for f, v in effects.items() if v and f in group]
         deleted = [f for f, v in effects.items() if not v and f in group]
@@ -633,11 +650,10 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
             templates |= more
         if len(facts) > MAX_FACTS or any(view.template_deletes[t] for t in templates):
             return None
-        relevant = [
-            g
-            for g in range(len(view.eff))
-            if set(view.eff[g]) & facts or set(view.sfx[g]) & templates
-        ]
+        relevant = sorted(
+            {g for f in facts for g in view.writers.get(f, [])}
+            | {g for t in templates for g in view.starters.get(t, [])}
+        )
         costs = [
             1 if charged[g] == o else (2 if g in movers and places else 0) for g in relevant
         ]
@@ -662,6 +678,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         return begin, np.array([x for p in parts for x in p], np.int64)
 
     key_vars = _key_variables(task)
+    mutexes = mutex_groups(view, task.fact_pred, task.initial_bits, projected_set - unnamed)
+    mutex_begin = np.cumsum([0, *(len(m) for m in mutexes)]).astype(np.int64)
     fact_begin, facts_flat = csr(0)
     template_begin, templates_flat = csr(1)
     grounding_begin, groundings_flat = csr(2)
@@ -689,6 +707,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         colocated_begin=colocated_begin,
         colocated=colocated,
         lifts=_lifts(task, view, key_vars),
+        mutex_begin=mutex_begin,
+        mutex_facts=np.array([f for m in mutexes for f in m], np.int64),
     )
 
 

@@ -62,6 +62,14 @@
  * where the object is neither at K nor held (its "via" table, from a second backward search
  * seeded with the goal distances of those states), not its plain goal distance.
  *
+ * Invariants: the tables may list fact sets of which no reachable state has two true
+ * (python/robotouille/invariants.py proves them). A projection checks only the preconditions
+ * inside F, so it reaches abstract states that violate one (a bun with several items "on" it);
+ * no real state projects onto those, so construction drops every step into one. Every real plan
+ * still maps to a projected plan through states that satisfy the invariants, so the distances
+ * stay admissible, and the projections get smaller. A start state that itself violates a listed
+ * invariant switches them off for that projection.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
@@ -110,6 +118,8 @@ struct ProjectionSpec {
   // the goal atom "that variable at K" (two arguments: the variable, then a key variable), the
   // number n of companion atoms, and n atoms "companion variable at K".
   IntVec lifts;
+  // At-most-one invariants (see "Invariants" above): CSR over fact sets; empty: none.
+  IntVec mutex_begin, mutex_facts;
 };
 
 constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;

@@ -1,0 +1,142 @@
+"""At-most-one invariants (python/robotouille/invariants.py) and the projections' use of them.
+
+What must hold: every reported fact set has at most one true fact in every reachable state
+(checked along random walks of the engine), a set that some action can break is not reported,
+and the projections that drop the abstract states violating them stay admissible (checked along
+an optimal plan, and by test_planning's hypothesis test on random domains) while getting
+smaller and stronger where items pile up in a projection.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+
+import numpy as np
+import pytest
+
+import robotouille
+from robotouille import _core, datasets
+from robotouille.domains import default_domain_path
+from robotouille.invariants import mutex_groups
+from robotouille.planning import _as_lists, _projection_tables
+from robotouille.projections import _projection_objects, _TaskView, find_projections
+
+from .test_projections import bound
+
+
+def groups_of(env: robotouille.Env) -> list[set[str]]:
+    task = env.task
+    view = _TaskView(task)
+    objects = _projection_objects(task, view)
+    found = mutex_groups(view, task.fact_pred, task.initial_bits, objects)
+    return [{task.fact_name(f) for f in group} for group in found]
+
+
+def no_invariants(env: robotouille.Env) -> dict[str, list[int]]:
+    tables = find_projections(env.task)
+    return _as_lists(dataclasses.replace(tables, mutex_begin=[0], mutex_facts=[]))
+
+
+@pytest.mark.parametrize(
+    ("dataset", "task", "seed"),
+    [
+        ("multi_agent", "1_lettuce_burger", 84),
+        ("synchronous", "3_burger", 84),
+        ("asynchronous", "5_potato_soup", 126),
+        ("asynchronous", "3_tomato_burger_and_fries", 42),
+    ],
+)
+def test_invariants_hold_along_random_walks(dataset: str, task: str, seed: int) -> None:
+    (instance,) = datasets.load(dataset, seeds=[seed], tasks=[task])
+    env = instance.load()
+    compiled = env.task
+    view = _TaskView(compiled)
+    groups = mutex_groups(
+        view, compiled.fact_pred, compiled.initial_bits, _projection_objects(compiled, view)
+    )
+    assert groups
+    words = np.repeat(env._words[:1], 32, axis=0)
+    counters = np.repeat(env._counters[:1], 32, axis=0)
+    for chunk in range(40):
+        _core.random_rollout(
+            compiled.core, words, counters, 5, 1000 * chunk, env._words[0], env._counters[0]
+        )
+        bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
+        for group in groups:
+            assert (bits[:, group].sum(axis=1) <= 1).all(), [compiled.fact_name(f) for f in group]
+
+
+def test_what_is_on_top_of_a_bun_is_one_thing_at_a_time() -> None:
+    (instance,) = datasets.load("multi_agent", seeds=[84], tasks=["1_lettuce_burger"])
+    groups = groups_of(instance.load())
+    top = {
+        "clear(bottombun1)",
+        "atop(bread1,bottombun1)",
+        "atop(patty1,bottombun1)",
+        "has_item(robot1,bottombun1)",
+        "has_item(robot2,bottombun1)",
+    }
+    assert any(top <= group for group in groups)
+    under = {"item_on(bottombun1,table1)", "atop(bottombun1,bread1)", "has_item(robot2,bottombun1)"}
+    assert any(under <= group for group in groups)
+
+
+def test_a_set_that_an_action_can_break_is_not_reported() -> None:
+    """A stack that leaves the lower item clear lets two items lie on it."""
+    domain = json.loads(default_domain_path().read_text())
+    stack = next(a for a in domain["action_defs"] if a["name"] == "stack")
+    stack["immediate_fx"] = [
+        e for e in stack["immediate_fx"] if (e["predicate"], e["params"]) != ("clear", ["i2"])
+    ]
+    env = robotouille.load("cheese_sandwich", domain)
+
+    def on_bread(group: set[str]) -> bool:  # the set of what can be on top of bread1
+        return "clear(bread1)" in group and any(
+            re.fullmatch(r"atop\((?!bread1,)\w+,bread1\)", name) for name in group
+        )
+
+    assert not any(on_bread(group) for group in groups_of(env))
+    assert any(on_bread(group) for group in groups_of(robotouille.load("cheese_sandwich")))
+
+
+def test_invariants_keep_the_projections_of_a_crowded_kitchen() -> None:
+    """Two robots and ten items: without the invariants, items pile up on the buns in their
+    projections, which then exceed their cap and are lost (7 at the start instead of 16)."""
+    (instance,) = datasets.load("multi_agent", seeds=[84], tasks=["1_lettuce_burger"])
+    env = instance.load()
+    assert bound(env) >= 16 > 7 >= bound(env, **no_invariants(env))
+
+
+def test_a_start_state_that_breaks_a_listed_invariant_switches_it_off() -> None:
+    """The tables come from the task's start; a search may start anywhere. A listed set that the
+    start state breaks (here a bogus one: the cheese's place and its being clear, both true at
+    the start and at every goal) is ignored; used, it would make the goal unreachable."""
+    env = robotouille.load("cheese_sandwich")
+    task = env.task
+    tables = find_projections(task)
+    cheese = task.object_index["cheese1"]
+    row = tables.objects.index(cheese)
+    both = [
+        int(f)
+        for f in tables.facts[tables.fact_begin[row] : tables.fact_begin[row + 1]]
+        if task.initial_bits[f]
+        and re.fullmatch(r"item_at\(cheese1,\w+\)|clear\(cheese1\)", task.fact_name(int(f)))
+    ]
+    assert len(both) == 2
+    bogus = copy.deepcopy(_projection_tables(env))
+    bogus["mutex_begin"] = [0, 2]
+    bogus["mutex_facts"] = both
+    assert bound(env, **bogus) == bound(env, **no_invariants(env)) == bound(env)
+
+
+def test_malformed_invariant_tables_are_rejected() -> None:
+    env = robotouille.load("cheese_sandwich")
+    good = _projection_tables(env)
+    for begin, facts in (([0, 1], [10**7]), ([0, 5], [1]), ([1, 0], [])):
+        bad = copy.deepcopy(good)
+        bad["mutex_begin"], bad["mutex_facts"] = begin, facts
+        with pytest.raises(ValueError, match="projection tables"):
+            bound(env, **bad)
