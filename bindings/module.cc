@@ -209,7 +209,9 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"colocated", &s->colocated},
               {"lifts", &s->lifts},
               {"mutex_begin", &s->mutex_begin},
-              {"mutex_facts", &s->mutex_facts}});
+              {"mutex_facts", &s->mutex_facts},
+              {"merge_begin", &s->merge_begin},
+              {"merges", &s->merges}});
   return s;
 }
 

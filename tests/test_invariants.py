@@ -37,7 +37,12 @@ def groups_of(env: robotouille.Env) -> list[set[str]]:
 
 def no_invariants(env: robotouille.Env) -> dict[str, list[int]]:
     tables = find_projections(env.task)
-    return _as_lists(dataclasses.replace(tables, mutex_begin=[0], mutex_facts=[]))
+    rows = len(tables.objects)
+    return _as_lists(
+        dataclasses.replace(
+            tables, mutex_begin=[0], mutex_facts=[], merge_begin=[0] * (rows + 1), merges=[]
+        )
+    )
 
 
 @pytest.mark.parametrize(
@@ -138,5 +143,60 @@ def test_malformed_invariant_tables_are_rejected() -> None:
     for begin, facts in (([0, 1], [10**7]), ([0, 5], [1]), ([1, 0], [])):
         bad = copy.deepcopy(good)
         bad["mutex_begin"], bad["mutex_facts"] = begin, facts
+        with pytest.raises(ValueError, match="projection tables"):
+            bound(env, **bad)
+
+
+@pytest.mark.parametrize(
+    ("task", "seed"), [("1_lettuce_sandwich", 126), ("0_cheese_sandwich", 252)]
+)
+def test_with_invariants_the_bound_never_exceeds_the_steps_to_go(task: str, seed: int) -> None:
+    """Generated instances whose start bound the invariants raise: at every state of an optimal
+    plan the bound stays within the steps to go, and the plan is as long as the manifest's."""
+    (instance,) = datasets.load("synchronous", seeds=[seed], tasks=[task])
+    env = instance.load()
+    plan = robotouille.plan(env)
+    assert plan.length == instance.optimal_length
+    assert bound(env) > bound(env, **no_invariants(env))
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+    assert bound(env) == 0
+
+
+def test_distractors_on_a_bun_share_one_bit() -> None:
+    """In the bun's projection, which distractor lies on the bun is one bit, "some item"; the
+    projected items (patty, lettuce) keep their own facts. That lets the projection with the
+    robots' positions fit under its cap, and the bound rises."""
+    (instance,) = datasets.load("multi_agent", seeds=[84], tasks=["1_lettuce_burger"])
+    env = instance.load()
+    task = env.task
+    tables = find_projections(task)
+    row = tables.objects.index(task.object_index["bottombun1"])
+    pairs = tables.merges[2 * tables.merge_begin[row] : 2 * tables.merge_begin[row + 1]]
+    merged = {task.fact_name(int(f)) for f in pairs}
+    assert {"atop(bread1,bottombun1)", "atop(cheese2,bottombun1)"} <= merged
+    assert not any(name.startswith(("atop(patty1,", "atop(lettuce1,")) for name in merged)
+    unmerged = _as_lists(
+        dataclasses.replace(
+            tables, merge_begin=np.zeros(len(tables.objects) + 1, np.int64), merges=[]
+        )
+    )
+    assert bound(env) > bound(env, **unmerged)
+
+
+def test_malformed_merge_tables_are_rejected() -> None:
+    env = robotouille.load("cheese_sandwich")
+    good = _projection_tables(env)
+    rows = len(good["objects"])
+    first, second = good["facts"][0], good["facts"][1]  # of the first row
+    for begin, merges in (
+        ([0] + [1] * rows, [10**7, first]),  # not a fact of its row
+        ([0] + [1] * rows, [first, first]),  # its own representative
+        ([0] + [2] * rows, [first, second, second, first]),  # a representative merged away
+        ([0, 5] + [5] * (rows - 1), [first, second]),  # offsets past the pairs
+    ):
+        bad = copy.deepcopy(good)
+        bad["merge_begin"], bad["merges"] = begin, merges
         with pytest.raises(ValueError, match="projection tables"):
             bound(env, **bad)

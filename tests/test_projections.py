@@ -213,6 +213,7 @@ def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
     _, arrivals = column(tables.grounding_begin, tables.arrivals)
     hold_begin, hold_facts = column(tables.hold_begin, tables.hold_facts, 2)
     colocated_begin, colocated = column(tables.colocated_begin, tables.colocated, 3)
+    merge_begin, merges = column(tables.merge_begin, tables.merges, 2)
     return dataclasses.replace(
         tables,
         objects=[tables.objects[r] for r in rows],
@@ -228,6 +229,8 @@ def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
         hold_facts=hold_facts,
         colocated_begin=colocated_begin,
         colocated=colocated,
+        merge_begin=merge_begin,
+        merges=merges,
         fallback=np.zeros(len(rows), np.int64),
     )
 

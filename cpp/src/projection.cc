@@ -104,6 +104,28 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     check_csr(spec.mutex_begin, spec.mutex_begin.size() - 1, spec.mutex_facts.size(),
               "mutex_begin");
   }
+  if (!spec.merge_begin.empty()) {
+    check_csr(spec.merge_begin, n, spec.merges.size() / 2, "merge_begin");
+    require(spec.merges.size() % 2 == 0, "merges holds pairs");
+    for (size_t p = 0; p < n; ++p) {
+      const auto row_begin = spec.facts.begin() + spec.fact_begin[p];
+      const auto row_end = spec.facts.begin() + spec.fact_begin[p + 1];
+      IntVec merged_here;
+      for (int32_t k = spec.merge_begin[p]; k < spec.merge_begin[p + 1]; ++k) {
+        merged_here.push_back(spec.merges[2 * k]);
+      }
+      std::sort(merged_here.begin(), merged_here.end());
+      require(std::adjacent_find(merged_here.begin(), merged_here.end()) == merged_here.end(),
+              "a fact is merged twice");
+      for (int32_t k = spec.merge_begin[p]; k < spec.merge_begin[p + 1]; ++k) {
+        const int32_t fact = spec.merges[2 * k], rep = spec.merges[2 * k + 1];
+        require(fact != rep && std::find(row_begin, row_end, fact) != row_end &&
+                    std::find(row_begin, row_end, rep) != row_end &&
+                    !std::binary_search(merged_here.begin(), merged_here.end(), rep),
+                "a merge must pair two facts of its row, into a representative");
+      }
+    }
+  }
   for (int32_t f : spec.mutex_facts) {
     require(f >= 0 && f < task.num_facts, "mutex fact out of range");
   }
@@ -342,6 +364,9 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
   for (const Projection::FactRun& r : p.runs) {
     or_bits(bits.w, r.bit, r.length, get_bits(words, r.fact, r.length));
   }
+  for (const auto& [bit, fact] : p.merged) {
+    if (test_bit(words, fact)) bits.set(bit);
+  }
   key_.assign(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   if (p.templates.empty()) return;
   for (int32_t i = 0; i < counters[1]; ++i) {
@@ -362,8 +387,15 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   p.object = spec.objects[index];
   std::tie(p.group, p.roles) = object_roles_.at(p.object);
   p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
-  p.facts.assign(spec.facts.begin() + spec.fact_begin[index],
-                 spec.facts.begin() + spec.fact_begin[index + 1]);
+  // Merged facts (projection.h) share their representative's bit; the others get one each.
+  std::unordered_map<int32_t, int32_t> representative;
+  for (int32_t k = spec.merge_begin.empty() ? 0 : spec.merge_begin[index];
+       !spec.merge_begin.empty() && k < spec.merge_begin[index + 1]; ++k) {
+    representative[spec.merges[2 * k]] = spec.merges[2 * k + 1];
+  }
+  for (int32_t i = spec.fact_begin[index]; i < spec.fact_begin[index + 1]; ++i) {
+    if (!representative.contains(spec.facts[i])) p.facts.push_back(spec.facts[i]);
+  }
   p.templates.assign(spec.templates.begin() + spec.template_begin[index],
                      spec.templates.begin() + spec.template_begin[index + 1]);
   std::sort(p.templates.begin(), p.templates.end());
@@ -378,6 +410,14 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   }
   std::vector<int16_t> bit_of(static_cast<size_t>(task_.num_facts), -1);
   for (size_t i = 0; i < p.facts.size(); ++i) bit_of[p.facts[i]] = static_cast<int16_t>(i);
+  std::vector<uint8_t> merged(static_cast<size_t>(task_.num_facts), 0);
+  for (const auto& [fact, rep] : representative) {
+    bit_of[fact] = bit_of[rep];
+    merged[fact] = merged[rep] = 1;
+    p.merged.emplace_back(bit_of[rep], fact);
+    p.merged_bits.set(bit_of[rep]);
+  }
+  std::sort(p.merged.begin(), p.merged.end());
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
   int32_t robot_slots = 0;
   for (int32_t j = spec.grounding_begin[index];
@@ -411,7 +451,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       if (bit_of[s.pre_pos[k]] >= 0) a.need_true.set(bit_of[s.pre_pos[k]]);
     }
     for (int32_t k = s.pre_neg_begin[g]; k < s.pre_neg_begin[g + 1]; ++k) {
-      if (bit_of[s.pre_neg[k]] >= 0) a.need_false.set(bit_of[s.pre_neg[k]]);
+      // A merged fact's bit being set does not say that this fact is true.
+      if (bit_of[s.pre_neg[k]] >= 0 && !merged[s.pre_neg[k]]) {
+        a.need_false.set(bit_of[s.pre_neg[k]]);
+      }
     }
     for (int32_t k = s.eff_begin[g]; k < s.eff_begin[g + 1]; ++k) {
       if (bit_of[s.eff_fact[k]] >= 0) {
@@ -494,6 +537,15 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     work_counters[0] = work_counters[1] = 0;
     std::fill(work_counters.begin() + task_.rank_offset, work_counters.end(), 0);
   };
+  // Writes the merged bits of `from` into key_.
+  auto keep_merged = [&](const Bits& from) {
+    Bits out;
+    std::memcpy(out.w, key_.data(), sizeof(out.w));
+    for (int32_t w = 0; w < 2; ++w) {
+      out.w[w] = (out.w[w] & ~p.merged_bits.w[w]) | (from.w[w] & p.merged_bits.w[w]);
+    }
+    key_.replace(0, sizeof(out.w), reinterpret_cast<const char*>(out.w), sizeof(out.w));
+  };
   auto materialize = [&](const std::string& key) {
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
@@ -573,12 +625,12 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
           (a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
                        : a.cost) +
           ((a.arrival & kArrivalPick) && bits.test(a.arrival_slot) ? 1 : 0);
+      Bits next = bits;
+      for (const auto& [bit, value] : a.effects) {
+        const uint64_t m = uint64_t{1} << (bit & 63);
+        next.w[bit >> 6] = value ? (next.w[bit >> 6] | m) : (next.w[bit >> 6] & ~m);
+      }
       if (!timers && !a.starts_template) {
-        Bits next = bits;
-        for (const auto& [bit, value] : a.effects) {
-          const uint64_t m = uint64_t{1} << (bit & 63);
-          next.w[bit >> 6] = value ? (next.w[bit >> 6] | m) : (next.w[bit >> 6] & ~m);
-        }
         key_.assign(reinterpret_cast<const char*>(next.w), sizeof(next.w));
       } else {
         materialize(key);
@@ -587,6 +639,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         end_step(task_, work.data(), work_counters.data());
         project(p, work.data(), work_counters.data());
         clear();
+        // Merged bits follow the effects (no template touches them); the scratch state held
+        // only their representatives, so its projection can miss a deletion.
+        keep_merged(next);
       }
       if (violates()) return;
       set_arrival(bits, &a);
@@ -612,6 +667,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       end_step(task_, work.data(), work_counters.data());
       project(p, work.data(), work_counters.data());
       clear();
+      keep_merged(bits);
       if (!violates()) {  // (it never does: no template writes an invariant's fact)
         set_arrival(bits, nullptr);
         const int32_t to = intern();
@@ -682,6 +738,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     for (size_t i = 0; i < p.facts.size(); ++i) {
       set_bit(optimistic.data(), p.facts[i], bits.test(static_cast<int32_t>(i)));
     }
+    for (const auto& [bit, fact] : p.merged) set_bit(optimistic.data(), fact, bits.test(bit));
     for (int32_t c = 0; c < num_combos_; ++c) {
       for (int32_t k = 0; k < keys; ++k) fixed[key_vars_[k]] = combos_[c * keys + k];
       for (int32_t r = 0; r < p.width; ++r) {

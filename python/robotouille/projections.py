@@ -45,7 +45,10 @@ shapes it rests on). Such a role's distance then runs through a state like that.
 Invariants: a projection checks only the preconditions inside its facts, so it also reaches
 abstract states that no real state maps to (a bun with several items on it). Fact sets of which
 no reachable state has two true (:func:`robotouille.invariants.mutex_groups`) let construction
-drop those states; the bound stays admissible and the projections get smaller.
+drop those states; the bound stays admissible and the projections get smaller. Within one
+invariant, the facts that differ only in which unprojected item of the object's type they name
+(``atop(x, bun)`` for a dozen distractors x) share one bit, "some such item": ``projection.h``
+says when that stays exact enough to never overestimate.
 
 The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
 search's start state and computes its goal distances.
@@ -98,6 +101,9 @@ class ProjectionTables:
             station) triples: where the robot could pick ``o`` up without moving.
         lifts: Entries one after another (see "Lifts"): a top role's goal variable, its goal
             atom "at K", the number of companion atoms, and those atoms.
+        merge_begin: CSR offsets of ``merges`` (in pairs), one row per projection.
+        merges: Per projection, (fact, representative) pairs: the fact shares its
+            representative's bit, which holds their disjunction (see "Invariants").
         mutex_begin: CSR offsets of ``mutex_facts``, one row per invariant.
         mutex_facts: Fact sets of which no reachable state has two true (see "Invariants").
     """
@@ -118,6 +124,8 @@ class ProjectionTables:
     colocated_begin: IntArray
     colocated: IntArray
     lifts: list[int]
+    merge_begin: IntArray
+    merges: IntArray
     mutex_begin: IntArray
     mutex_facts: IntArray
 
@@ -603,6 +611,46 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
                     )
             codes.append(code + 8 * slot_of[robot] if code else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
+    mutexes = mutex_groups(view, task.fact_pred, task.initial_bits, projected_set - unnamed)
+    mutex_sets = [set(m) for m in mutexes]
+    template_touched = set().union(
+        *view.template_facts, *view.template_writes, *view.template_needs
+    )
+
+    def merges(o: int, facts: set[int]) -> list[int]:
+        """Pairs (fact, representative) of P_o's facts that share one bit (see "Invariants").
+
+        Merged: facts that differ only in which other item (not projected, of o's type) they
+        name, lie in one invariant, are untouched by templates, and are needed by every
+        grounding that deletes them.
+        """
+        kind = task.object_type[o]
+
+        def anonymous(a: int) -> bool:
+            return a != o and a not in projected_set and task.object_type[a] == kind
+
+        classes: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+        for f in sorted(facts - template_touched):
+            args = view.args(f)
+            if not any(anonymous(a) for a in args):
+                continue
+            shape = tuple(-1 if anonymous(a) else a for a in args)
+            classes.setdefault((int(task.fact_pred[f]), shape), []).append(f)
+        pairs: list[int] = []
+        for members in classes.values():
+            kept = [
+                f
+                for f in members
+                if all(
+                    f in view.pre_pos[g]
+                    for g in view.writers.get(f, [])
+                    if dict(zip(view.eff[g], view.eff_value[g])).get(f) == 0
+                )
+            ]
+            if len(kept) >= 2 and any(set(kept) <= m for m in mutex_sets):
+                pairs.extend(x for f in kept[1:] for x in (f, kept[0]))
+        return pairs
+
     def row(o: int, places: bool) -> tuple[list[int], ...] | None:
         # o's facts with robots and non-projection objects, and with other projection objects
         # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
@@ -661,7 +709,18 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         arrivals, pairs = (
             arrival_codes(o, facts, relevant) if places else ([0] * len(relevant), [])
         )
-        return sorted(facts), sorted(templates), relevant, costs, holds, arrivals, pairs
+        # Facts that the arrivals and the hand read one by one keep their own bits.
+        mergeable = facts - set(holds[1::2]) - set(pairs[1::3]) - set(pairs[2::3])
+        return (
+            sorted(facts),
+            sorted(templates),
+            relevant,
+            costs,
+            holds,
+            arrivals,
+            pairs,
+            merges(o, mergeable),
+        )
 
     for o in projected:
         # With the robots' positions (moves cost while o is held), and, as a fallback when that
@@ -678,7 +737,6 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         return begin, np.array([x for p in parts for x in p], np.int64)
 
     key_vars = _key_variables(task)
-    mutexes = mutex_groups(view, task.fact_pred, task.initial_bits, projected_set - unnamed)
     mutex_begin = np.cumsum([0, *(len(m) for m in mutexes)]).astype(np.int64)
     fact_begin, facts_flat = csr(0)
     template_begin, templates_flat = csr(1)
@@ -688,6 +746,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
     _, fallback = csr(5)
     _, arrivals_flat = csr(6)
     colocated_begin, colocated = csr(7)
+    merge_begin, merge_pairs = csr(8)
+    merge_begin //= 2
     hold_begin //= 2
     colocated_begin //= 3
     return ProjectionTables(
@@ -707,6 +767,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         colocated_begin=colocated_begin,
         colocated=colocated,
         lifts=_lifts(task, view, key_vars),
+        merge_begin=merge_begin,
+        merges=merge_pairs,
         mutex_begin=mutex_begin,
         mutex_facts=np.array([f for m in mutexes for f in m], np.int64),
     )

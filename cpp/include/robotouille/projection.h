@@ -70,6 +70,15 @@
  * stay admissible, and the projections get smaller. A start state that itself violates a listed
  * invariant switches them off for that projection.
  *
+ * Merged facts: a row may merge facts of one invariant into one bit, their disjunction (which
+ * of a dozen distractor items lies on a bun matters less than whether one does). The tables
+ * merge only facts that no template reads or writes and that every grounding deleting one
+ * needs true. Then the bit follows every real step exactly: a grounding that needs a merged
+ * fact needs the bit, one that makes it true sets the bit, and one that deletes it had it as
+ * the one true fact of its invariant, so the bit clears. A grounding that needs a merged fact
+ * false keeps only its other conditions, and the abstract goal takes every merged fact as its
+ * bit says. Both only let the projection do more, so it still never overestimates.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
@@ -120,6 +129,9 @@ struct ProjectionSpec {
   IntVec lifts;
   // At-most-one invariants (see "Invariants" above): CSR over fact sets; empty: none.
   IntVec mutex_begin, mutex_facts;
+  // Per row (CSR over pairs; empty: none), (fact, representative): the fact shares its
+  // representative's bit (see "Merged facts" above). Both are facts of the row.
+  IntVec merge_begin, merges;
 };
 
 constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
@@ -156,6 +168,9 @@ class ProjectionHeuristic {
       int32_t fact, bit, length;  // facts fact.. are bits bit.. (length <= 64)
     };
     std::vector<FactRun> runs;  // F as runs of consecutive facts, for project()
+    // Merged facts other than their representative, (bit, fact): project() ORs them in.
+    std::vector<std::pair<int32_t, int32_t>> merged;
+    Bits merged_bits;  // the bits with merged facts
     IntVec templates;  // T, sorted
     int32_t object = -1;
     int32_t group = -1;  // index into groups_, or -1 when the object has no roles
