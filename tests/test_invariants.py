@@ -24,7 +24,7 @@ from robotouille.invariants import mutex_groups
 from robotouille.planning import _as_lists, _projection_tables
 from robotouille.projections import _projection_objects, _TaskView, find_projections
 
-from .test_projections import bound
+from .test_projections import assert_within_steps_to_go, bound
 
 
 def groups_of(env: robotouille.Env) -> list[set[str]]:
@@ -158,10 +158,7 @@ def test_with_invariants_the_bound_never_exceeds_the_steps_to_go(task: str, seed
     plan = robotouille.plan(env)
     assert plan.length == instance.optimal_length
     assert bound(env) > bound(env, **no_invariants(env))
-    for i, action in enumerate(plan.actions):
-        assert bound(env) <= plan.length - i
-        env.step(action)
-    assert bound(env) == 0
+    assert_within_steps_to_go(env, plan)
 
 
 def test_distractors_on_a_bun_share_one_bit() -> None:

@@ -11,6 +11,7 @@ heuristic is also checked to be admissible along optimal plans.
 from __future__ import annotations
 
 import itertools
+import time
 from collections import deque
 from typing import Any
 
@@ -394,6 +395,28 @@ def test_limits_stop_the_search_with_statistics() -> None:
         robotouille.plan(env, "dfs")  # type: ignore[arg-type]
     # The env is untouched by searching.
     assert env.steps == 0 and not env.goal_reached()
+
+
+def test_the_time_limit_covers_building_the_tables(monkeypatch: Any) -> None:
+    """The bound's tables are built in Python before the search starts; a limit shorter than
+    that stops the call with the time spent, and a longer one leaves the search the rest."""
+    import robotouille.planning as planning
+
+    real = planning.find_projections
+
+    def slow(task: Any) -> Any:
+        time.sleep(0.3)
+        return real(task)
+
+    monkeypatch.setattr(planning, "find_projections", slow)
+    env = robotouille.load("cheese_sandwich")
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, time_limit=0.1)
+    assert info.value.limit == "time_limit"
+    assert info.value.stats.seconds >= 0.3 and info.value.stats.expanded == 0
+    env = robotouille.load("cheese_sandwich")  # a fresh task: its tables are not cached yet
+    plan = robotouille.plan(env, time_limit=60)
+    assert plan.stats.seconds >= 0.3
 
 
 def test_plan_many_matches_single_plans_and_reports_failures() -> None:

@@ -53,6 +53,14 @@ def bound(env: robotouille.Env, **tables: Any) -> int:
     return value
 
 
+def assert_within_steps_to_go(env: robotouille.Env, plan: robotouille.Plan) -> None:
+    """Steps the env along an optimal plan: the bound never exceeds the steps to go."""
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+    assert bound(env) == 0
+
+
 def test_projection_objects_and_the_one_hand_invariant_of_the_bundled_task() -> None:
     env = robotouille.load("cheese_sandwich")
     task = env.task
@@ -174,10 +182,7 @@ def test_the_bound_never_exceeds_the_steps_to_go_along_an_optimal_plan(name: str
     env = robotouille.load(EXAMPLES / name)
     plan = robotouille.plan(env, "astar", heuristic="lmcut")
     assert robotouille.plan(env).length == plan.length
-    for i, action in enumerate(plan.actions):
-        assert bound(env) <= plan.length - i
-        env.step(action)
-    assert bound(env) == 0
+    assert_within_steps_to_go(env, plan)
 
 
 @pytest.mark.parametrize(
@@ -192,10 +197,7 @@ def test_objects_with_spare_candidates_still_count(task: str, seed: int, at_leas
     plan = robotouille.plan(env, "astar", heuristic="lmcut")
     assert robotouille.plan(env).length == plan.length
     assert plan.length >= bound(env) >= at_least
-    for i, action in enumerate(plan.actions):
-        assert bound(env) <= plan.length - i
-        env.step(action)
-    assert bound(env) == 0
+    assert_within_steps_to_go(env, plan)
 
 
 def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
@@ -266,10 +268,7 @@ def test_a_pot_counts_through_the_water_it_creates(seed: int) -> None:
     plan = robotouille.plan(env)
     assert plan.length == instance.optimal_length
     assert bound(env) > bound(env, **_as_lists(others))
-    for i, action in enumerate(plan.actions):
-        assert bound(env) <= plan.length - i
-        env.step(action)
-    assert bound(env) == 0
+    assert_within_steps_to_go(env, plan)
 
 
 def test_a_top_that_must_come_off_its_stack_is_lifted() -> None:
@@ -288,10 +287,7 @@ def test_a_top_that_must_come_off_its_stack_is_lifted() -> None:
     plan = robotouille.plan(env, "astar", heuristic="lmcut")
     assert robotouille.plan(env).length == plan.length == instance.optimal_length
     assert plan.length >= bound(env) > bound(env, **unlifted)
-    for i, action in enumerate(plan.actions):
-        assert bound(env) <= plan.length - i
-        env.step(action)
-    assert bound(env) == 0
+    assert_within_steps_to_go(env, plan)
 
 
 def test_lifts_need_one_robot_and_the_stack_shapes() -> None:

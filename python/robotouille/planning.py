@@ -18,6 +18,7 @@ import dataclasses
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -50,7 +51,8 @@ class SearchStats:
         initial_h: The heuristic's bound at the start state (0 for BFS).
         abstract_states: States of the projection bound's abstractions (0 without it).
         bound: The deepest BFS layer or largest A* f value fully explored.
-        seconds: Wall-clock time of the search.
+        seconds: Wall-clock time of the call: the search, and building the bound's and the
+            symmetry's tables (in Python once per task, then cached; in C++ per search).
     """
 
     expanded: int
@@ -156,6 +158,20 @@ def _run(
     symmetry: bool = True,
 ) -> Plan:
     core = env.task.core
+    # The tables are built in Python once per task; the time limit covers that too.
+    started = time.perf_counter()
+    symmetry_tables = _symmetry_tables(env) if symmetry else None
+    projection_tables = (
+        _projection_tables(env)
+        if algorithm == "astar"
+        and heuristic in ("projections", "all")
+        and env.mode != "simultaneous"
+        else None
+    )
+    preparing = time.perf_counter() - started
+    if time_limit is not None and preparing >= time_limit:
+        nothing: dict[str, Any] = {f.name: 0 for f in dataclasses.fields(SearchStats)}
+        raise SearchLimitError("time_limit", SearchStats(**{**nothing, "seconds": preparing}))
     status, steps, raw = _core.search(
         core,
         env._words[0],
@@ -166,18 +182,12 @@ def _run(
         robots=list(env._robot_objects),
         max_states=int(max_states or 0),
         max_memory_bytes=int(max_memory_bytes or 0),
-        time_limit=float(time_limit or 0.0),
+        time_limit=float(time_limit - preparing) if time_limit is not None else 0.0,
         cancel=cancel,
-        symmetry=_symmetry_tables(env) if symmetry else None,
-        projections=(
-            _projection_tables(env)
-            if algorithm == "astar"
-            and heuristic in ("projections", "all")
-            and env.mode != "simultaneous"
-            else None
-        ),
+        symmetry=symmetry_tables,
+        projections=projection_tables,
     )
-    stats = SearchStats(**raw)
+    stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
     if status == "unsolvable":
         raise UnsolvableError(stats)
     if status != "solved":
