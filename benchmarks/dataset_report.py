@@ -80,7 +80,9 @@ def main() -> None:
             entry["optimal_length"] = result.length
             stats = result.stats
         elif isinstance(result, SearchLimitError):
-            entry["lower_bound"] = result.stats.bound
+            # A retry that proves less than an earlier run keeps the earlier (also proven) bound.
+            earlier = previous.get(inst.key, {}).get("lower_bound", 0)
+            entry["lower_bound"] = max(result.stats.bound, earlier)
             stats = result.stats
         else:
             raise result
