@@ -197,3 +197,45 @@ def test_malformed_merge_tables_are_rejected() -> None:
         bad["merge_begin"], bad["merges"] = begin, merges
         with pytest.raises(ValueError, match="projection tables"):
             bound(env, **bad)
+
+
+def test_facts_that_one_grounding_writes_two_of_keep_their_own_bits() -> None:
+    """A swap of the top item for the one in hand makes one "on the bun" fact true before it
+    makes the other false: one bit for both would end false. Such facts are not merged (the
+    invariants themselves still hold)."""
+    domain = json.loads(default_domain_path().read_text())
+
+    def lit(predicate: str, *params: str, value: bool = True) -> dict[str, object]:
+        return {"predicate": predicate, "params": list(params), "is_true": value}
+
+    domain["action_defs"].append(
+        {
+            "name": "swap-top",
+            "precons": [
+                lit("has_item", "p1", "i3"),
+                lit("clear", "i1"),
+                lit("atop", "i1", "i2"),
+                lit("loc", "p1", "s1"),
+                lit("item_at", "i1", "s1"),
+                lit("item_at", "i2", "s1"),
+            ],
+            "immediate_fx": [
+                lit("atop", "i3", "i2"),
+                lit("item_at", "i3", "s1"),
+                lit("clear", "i3"),
+                lit("has_item", "p1", "i3", value=False),
+                lit("atop", "i1", "i2", value=False),
+                lit("clear", "i1", value=False),
+                lit("item_at", "i1", "s1", value=False),
+                lit("has_item", "p1", "i1"),
+            ],
+            "sfx": [],
+            "language_description": "Swap {i1} on {i2} for {i3} using {p1}",
+        }
+    )
+    (instance,) = datasets.load("multi_agent", seeds=[84], tasks=["1_lettuce_burger"])
+    task = instance.load(domain).task
+    tables = find_projections(task)
+    merged = {task.fact_name(int(f)) for f in tables.merges}
+    assert not any(re.fullmatch(r"atop\(\w+,bottombun1\)", name) for name in merged)
+    assert any("atop(bread1,bottombun1)" in group for group in groups_of(instance.load(domain)))

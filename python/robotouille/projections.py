@@ -611,6 +611,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
                     )
             codes.append(code + 8 * slot_of[robot] if code else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
+
     mutexes = mutex_groups(view, task.fact_pred, task.initial_bits, projected_set - unnamed)
     mutex_sets = [set(m) for m in mutexes]
     template_touched = set().union(
@@ -621,8 +622,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         """Pairs (fact, representative) of P_o's facts that share one bit (see "Invariants").
 
         Merged: facts that differ only in which other item (not projected, of o's type) they
-        name, lie in one invariant, are untouched by templates, and are needed by every
-        grounding that deletes them.
+        name, lie in one invariant, are untouched by templates, are needed by every grounding
+        that deletes them, and are never written two at once.
         """
         kind = task.object_type[o]
 
@@ -647,7 +648,14 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
                     if dict(zip(view.eff[g], view.eff_value[g])).get(f) == 0
                 )
             ]
-            if len(kept) >= 2 and any(set(kept) <= m for m in mutex_sets):
+            group = set(kept)
+            # One written member per grounding: with two, the order of its writes would decide
+            # the bit (delete one, then add another).
+            single = all(
+                len(group.intersection(view.eff[g])) <= 1
+                for g in {g for f in kept for g in view.writers.get(f, [])}
+            )
+            if len(kept) >= 2 and single and any(group <= m for m in mutex_sets):
                 pairs.extend(x for f in kept[1:] for x in (f, kept[0]))
         return pairs
 

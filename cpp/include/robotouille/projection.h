@@ -72,8 +72,8 @@
  *
  * Merged facts: a row may merge facts of one invariant into one bit, their disjunction (which
  * of a dozen distractor items lies on a bun matters less than whether one does). The tables
- * merge only facts that no template reads or writes and that every grounding deleting one
- * needs true. Then the bit follows every real step exactly: a grounding that needs a merged
+ * merge only facts that no template reads or writes, that every grounding deleting one needs
+ * true, and of which no grounding writes two. Then the bit follows every real step exactly: a grounding that needs a merged
  * fact needs the bit, one that makes it true sets the bit, and one that deletes it had it as
  * the one true fact of its invariant, so the bit clears. A grounding that needs a merged fact
  * false keeps only its other conditions, and the abstract goal takes every merged fact as its
