@@ -229,7 +229,8 @@ def plan(
             or ``"all"`` (the max of all three: strongest, dearest).
         max_states: Stop after storing this many states.
         max_memory_bytes: Stop when the search's tables exceed this many bytes.
-        time_limit: Stop after this many seconds.
+        time_limit: Stop after this many seconds, counting the time to build the bound's
+            tables (the first search of a task builds them).
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.
