@@ -542,10 +542,15 @@ NB_MODULE(_core, m) {
       [](const Task& t, WordsRow words, CountersRow counters, const std::string& algorithm,
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
-         nb::object projections) {
+         nb::object projections, nb::object packing) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
+        if (!packing.is_none()) {
+          int_fields(nb::cast<nb::dict>(packing), "packing",
+                     {{"group_begin", &o.pack_group_begin},
+                      {"group_facts", &o.pack_group_facts}});
+        }
         if (!symmetry.is_none()) o.symmetry = symmetry_spec(nb::cast<nb::dict>(symmetry));
         if (!projections.is_none()) {
           o.projections = projection_spec(nb::cast<nb::dict>(projections));
@@ -585,10 +590,11 @@ NB_MODULE(_core, m) {
       nb::arg("robots") = std::vector<int32_t>{}, nb::arg("max_states") = 0,
       nb::arg("max_memory_bytes") = 0, nb::arg("time_limit") = 0.0,
       nb::arg("cancel").none() = nb::none(), nb::arg("symmetry").none() = nb::none(),
-      nb::arg("projections").none() = nb::none(),
+      nb::arg("projections").none() = nb::none(), nb::arg("packing").none() = nb::none(),
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
-      "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). The "
+      "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
+      "packing: robotouille.invariants' packing tables (at-most-one fact sets), or None. The "
       "GIL is released while searching.");
 
   m.def(

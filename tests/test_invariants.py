@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import json
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,10 +22,10 @@ import robotouille
 from robotouille import _core, datasets
 from robotouille.domains import default_domain_path
 from robotouille.invariants import mutex_groups
-from robotouille.planning import _as_lists, _projection_tables
+from robotouille.planning import _as_lists, _packing_tables, _projection_tables
 from robotouille.projections import _projection_objects, _TaskView, find_projections
 
-from .test_projections import assert_within_steps_to_go, bound
+from .test_projections import EXAMPLES, assert_within_steps_to_go, bound, needs_shared
 
 
 def groups_of(env: robotouille.Env) -> list[set[str]]:
@@ -239,3 +240,55 @@ def test_facts_that_one_grounding_writes_two_of_keep_their_own_bits() -> None:
     merged = {task.fact_name(int(f)) for f in tables.merges}
     assert not any(re.fullmatch(r"atop\(\w+,bottombun1\)", name) for name in merged)
     assert any("atop(bread1,bottombun1)" in group for group in groups_of(instance.load(domain)))
+
+
+def _search(env: robotouille.Env, **kwargs: Any) -> tuple[str, list[list[int]], dict[str, Any]]:
+    result: tuple[str, list[list[int]], dict[str, Any]] = _core.search(
+        env.task.core, env._words[0], env._counters[0], **kwargs
+    )
+    return result
+
+
+@needs_shared
+def test_packing_each_invariant_as_an_index_saves_bytes_and_changes_no_plan() -> None:
+    env = robotouille.load(EXAMPLES / "asynchronous/5_potato_soup.json")
+    packing = _packing_tables(env)
+    assert len(packing["group_begin"]) > 1
+    plain = _search(env, algorithm="bfs")
+    packed = _search(env, algorithm="bfs", packing=packing)
+    assert packed[0] == plain[0] == "solved"
+    assert len(packed[1]) == len(plain[1]) == 19
+    assert packed[2]["stored"] == plain[2]["stored"]
+    assert packed[2]["state_bytes"] < plain[2]["state_bytes"]
+
+
+def test_packing_refuses_a_set_that_is_no_invariant_and_malformed_tables() -> None:
+    env = robotouille.load("cheese_sandwich")
+    task = env.task
+    true_at_start = [
+        f for f in range(task.num_facts) if task.fact_mutable[f] and task.initial_bits[f]
+    ]
+    with pytest.raises(RuntimeError, match="two facts of one invariant"):
+        _search(env, packing={"group_begin": [0, 3], "group_facts": true_at_start[:3]})
+    for bad in (
+        {"group_begin": [0, 5], "group_facts": [1, 2]},
+        {"group_begin": [0, 1], "group_facts": [10**7]},
+        {"group_begin": [0]},
+    ):
+        with pytest.raises(ValueError, match="packing"):
+            _search(env, packing=bad)
+
+
+def test_a_restored_state_that_breaks_an_invariant_is_planned_without_them() -> None:
+    """set_state accepts any state of the task, also one no step reaches (here, a cheese on a
+    bread that is clear too): the planner then neither packs nor prunes by the invariants, and
+    A* still agrees with BFS."""
+    env = robotouille.load("cheese_sandwich")
+    task = env.task
+    state = env.get_state()
+    words = state.words.copy()
+    for name in ("clear(bread1)", "atop(cheese1,bread1)"):
+        fact = next(f for f in range(task.num_facts) if task.fact_name(f) == name)
+        words[fact >> 6] |= np.uint64(1) << np.uint64(fact & 63)
+    env.set_state(dataclasses.replace(state, words=words))
+    assert robotouille.plan(env).length == robotouille.plan(env, "bfs").length

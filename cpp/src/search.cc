@@ -4,6 +4,7 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -15,6 +16,7 @@
 
 #include "robotouille/heuristic.h"
 #include "robotouille/kernels.h"
+#include "table_checks.h"
 
 namespace robotouille {
 namespace {
@@ -70,12 +72,15 @@ uint64_t hash_bytes(const uint8_t* p, size_t n) {
 class Packer {
  public:
   // `moved`: facts that symmetry reduction may exchange (kept even if no action changes them).
-  Packer(const Task& task, const uint64_t* initial_words, bool keep_player, const IntVec& moved)
+  // `group_begin` / `group_facts`: at-most-one fact sets, packed as an index (see search.h).
+  Packer(const Task& task, const uint64_t* initial_words, bool keep_player, const IntVec& moved,
+         const IntVec& group_begin, const IntVec& group_facts)
       : task_(task), keep_player_(keep_player) {
     std::vector<uint8_t> changes = mutable_facts(task);
     for (int32_t f : moved) {
       if (f >= 0 && f < task.num_facts) changes[f] = 1;  // others: the Canonicalizer rejects
     }
+    read_groups(group_begin, group_facts, changes);
     int32_t out = 0;
     for (int32_t f = 0; f < task.num_facts;) {
       if (!changes[f]) {
@@ -88,12 +93,19 @@ class Packer {
       out += end - f;
       f = end;
     }
+    for (Group& g : groups_) {
+      g.offset = out;
+      out += g.bits;
+    }
     fact_bytes_ = (out + 7) / 8;
     width_ = fact_bytes_ + 4;
     scratch_.assign(static_cast<size_t>(out / 64 + 2), 0);
     static_words_.assign(initial_words, initial_words + task.num_words);
     for (const Run& r : runs_) {
       for (int32_t f = r.src; f < r.src + r.len; ++f) set_bit(static_words_.data(), f, false);
+    }
+    for (const Group& g : groups_) {
+      for (int32_t f : g.facts) set_bit(static_words_.data(), f, false);
     }
   }
 
@@ -106,6 +118,18 @@ class Packer {
         const int32_t len = std::min(64, r.len - done);
         or_bits(scratch_.data(), r.dst + done, len, get_bits(words, r.src + done, len));
       }
+    }
+    for (const Group& g : groups_) {
+      uint64_t value = 0;
+      int32_t count = 0;
+      for (const auto& [w, mask] : g.masks) {
+        const uint64_t bits = words[w] & mask;
+        if (bits == 0) continue;
+        count += std::popcount(bits);
+        if (value == 0) value = static_cast<uint64_t>(index_of_[w * 64 + std::countr_zero(bits)]) + 1;
+      }
+      if (count > 1) throw std::logic_error("packing: a state has two facts of one invariant");
+      or_bits(scratch_.data(), g.offset, g.bits, value);
     }
     std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
     const uint32_t config = intern(counters);
@@ -121,6 +145,10 @@ class Packer {
         const int32_t len = std::min(64, r.len - done);
         or_bits(words, r.src + done, len, get_bits(scratch_.data(), r.dst + done, len));
       }
+    }
+    for (const Group& g : groups_) {
+      const uint64_t value = get_bits(scratch_.data(), g.offset, g.bits) & ((1ULL << g.bits) - 1);
+      if (value != 0) set_bit(words, g.facts[value - 1], true);
     }
     uint32_t config;
     std::memcpy(&config, in + fact_bytes_, 4);
@@ -149,6 +177,46 @@ class Packer {
   struct Run {
     int32_t src, dst, len;
   };
+  // An at-most-one fact set, packed as 0 (none true) or 1 + the index of its true fact.
+  struct Group {
+    IntVec facts;
+    std::vector<std::pair<int32_t, uint64_t>> masks;  // (word, the set's bits in it)
+    int32_t offset = 0, bits = 0;                     // where its field lies, and its width
+  };
+
+  // Takes the sets that pay (at least three facts that change), whose facts are in no earlier
+  // set; their facts leave `changes` (they are packed in the sets' fields instead).
+  void read_groups(const IntVec& begin, const IntVec& facts, std::vector<uint8_t>& changes) {
+    if (begin.empty() && facts.empty()) return;
+    require_offsets("packing", begin, begin.empty() ? 0 : begin.size() - 1, facts.size(),
+                    "group_begin");
+    for (int32_t f : facts) {
+      require_table(f >= 0 && f < task_.num_facts, "packing", "fact out of range");
+    }
+    index_of_.assign(static_cast<size_t>(task_.num_facts), -1);
+    for (size_t k = 0; k + 1 < begin.size(); ++k) {
+      Group g;  // the set's facts that change (the others stay as they start: static)
+      std::copy_if(facts.begin() + begin[k], facts.begin() + begin[k + 1],
+                   std::back_inserter(g.facts), [&](int32_t f) { return changes[f] != 0; });
+      if (g.facts.size() < 3) continue;
+      std::map<int32_t, uint64_t> masks;  // word -> the set's bits in it
+      bool usable = true;
+      for (int32_t f : g.facts) {
+        uint64_t& mask = masks[f >> 6];
+        const uint64_t bit = uint64_t{1} << (f & 63);
+        usable = usable && index_of_[f] < 0 && (mask & bit) == 0;  // in no other set, once
+        mask |= bit;
+      }
+      if (!usable) continue;
+      for (size_t i = 0; i < g.facts.size(); ++i) {
+        index_of_[g.facts[i]] = static_cast<int32_t>(i);
+        changes[g.facts[i]] = 0;
+      }
+      g.masks.assign(masks.begin(), masks.end());
+      g.bits = std::bit_width(static_cast<uint32_t>(g.facts.size()));
+      groups_.push_back(std::move(g));
+    }
+  }
 
   // Interns the counters: player, active list, the listed templates' node words, ranks.
   uint32_t intern(const int32_t* counters) {
@@ -177,6 +245,8 @@ class Packer {
   const Task& task_;
   bool keep_player_;
   std::vector<Run> runs_;
+  std::vector<Group> groups_;
+  IntVec index_of_;  // per fact: its index in its group, or -1
   int32_t fact_bytes_ = 0, width_ = 0;
   std::vector<uint64_t> scratch_, static_words_;
   IntVec key_;
@@ -241,7 +311,8 @@ class Searcher {
       : task_(task),
         options_(options),
         packer_(task, words, options.mode == PlanMode::kTurnBased,
-                options.symmetry ? options.symmetry->pair_facts : IntVec{}),
+                options.symmetry ? options.symmetry->pair_facts : IntVec{},
+                options.pack_group_begin, options.pack_group_facts),
         store_(packer_.width()),
         row_(packer_.width()),
         words_(static_cast<size_t>(task.num_words)),

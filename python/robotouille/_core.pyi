@@ -97,9 +97,9 @@ def describe(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(Non
 def action_text(task: Task, grounding: int) -> str:
     """The language text of a grounding."""
 
-def search(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], algorithm: str = 'astar', mode: str = 'centralized', lmcut: bool = True, robots: Sequence[int] = [], max_states: int = 0, max_memory_bytes: int = 0, time_limit: float = 0.0, cancel: object | None = None, symmetry: object | None = None, projections: object | None = None) -> tuple[str, list[list[int]], dict]:
+def search(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], algorithm: str = 'astar', mode: str = 'centralized', lmcut: bool = True, robots: Sequence[int] = [], max_states: int = 0, max_memory_bytes: int = 0, time_limit: float = 0.0, cancel: object | None = None, symmetry: object | None = None, projections: object | None = None, packing: object | None = None) -> tuple[str, list[list[int]], dict]:
     """
-    Optimal plan search from one state; returns (status, plan, stats). plan: one list of groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists of ints), or None. projections: likewise, robotouille.projections' tables (A* only). The GIL is released while searching.
+    Optimal plan search from one state; returns (status, plan, stats). plan: one list of groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists of ints), or None. projections: likewise, robotouille.projections' tables (A* only). packing: robotouille.invariants' packing tables (at-most-one fact sets), or None. The GIL is released while searching.
     """
 
 def heuristic_value(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], mode: str = 'centralized', lmcut: bool = True, robots: Sequence[int] = []) -> int:

@@ -125,6 +125,22 @@ class _Synthesis:
         return [g for g in out if len(g) >= 2]
 
 
+def disjoint_groups(groups: Iterable[list[int]], smallest: int = 3) -> list[list[int]]:
+    """Disjoint sets from ``groups``, largest first: each keeps the facts no earlier one took.
+
+    A subset of an at-most-one set is one too; sets left with fewer than ``smallest`` facts are
+    dropped (packing them as an index would not save space).
+    """
+    taken: set[int] = set()
+    out: list[list[int]] = []
+    for group in sorted(groups, key=lambda g: (-len(g), g)):
+        rest = [f for f in group if f not in taken]
+        if len(rest) >= smallest:
+            out.append(rest)
+            taken.update(rest)
+    return out
+
+
 def mutex_groups(
     view: TaskView,
     fact_pred: npt.NDArray[np.int64],
@@ -150,4 +166,4 @@ def mutex_groups(
     return [list(g) for g in sorted(found)]
 
 
-__all__ = ["MAX_SLOTS", "mutex_groups"]
+__all__ = ["MAX_SLOTS", "disjoint_groups", "mutex_groups"]

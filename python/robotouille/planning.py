@@ -28,7 +28,8 @@ import numpy as np
 from . import _core
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
-from .projections import find_projections
+from .invariants import disjoint_groups, mutex_groups
+from .projections import _TaskView, find_projections
 from .symmetry import find_symmetries
 
 Algorithm = Literal["astar", "bfs"]
@@ -121,12 +122,16 @@ def _as_lists(tables: Any) -> dict[str, list[int]]:
 def _cached_tables(
     env: Env, key: tuple[Any, ...], build: Callable[[], Any]
 ) -> dict[str, list[int]]:
-    """``build()``'s tables as int lists, kept on the env's task under ``key``."""
+    """``build()``'s tables as int lists, kept on the env's task under ``key``.
+
+    ``build`` returns a dict of int lists or a dataclass of arrays.
+    """
     cache: dict[tuple[Any, ...], dict[str, list[int]]] = env.task.__dict__.setdefault(
         "_planner_tables", {}
     )
     if key not in cache:
-        cache[key] = _as_lists(build())
+        tables = build()
+        cache[key] = tables if isinstance(tables, dict) else _as_lists(tables)
     return cache[key]
 
 
@@ -140,6 +145,29 @@ def _symmetry_tables(env: Env) -> dict[str, list[int]]:
     return _cached_tables(
         env, ("symmetry", fixed), lambda: find_symmetries(env.task, fixed_objects=set(fixed))
     )
+
+
+def _breaks(bits: np.ndarray, begin: list[int], facts: list[int]) -> bool:
+    """Whether the state's fact bits have two true facts in one of the sets (CSR)."""
+    return any(int(bits[facts[begin[k] : begin[k + 1]]].sum()) > 1 for k in range(len(begin) - 1))
+
+
+def _packing_tables(env: Env) -> dict[str, list[int]]:
+    """Disjoint at-most-one fact sets of the env's task, computed once per task.
+
+    A stored state keeps an index per set instead of a bit per fact: fewer bytes per state.
+    """
+
+    def build() -> dict[str, list[int]]:
+        task = env.task
+        objects = [o for o in range(len(task.objects)) if not task.may_vanish[o]]
+        groups = disjoint_groups(
+            mutex_groups(_TaskView(task), task.fact_pred, task.initial_bits, objects)
+        )
+        begin = np.cumsum([0, *(len(g) for g in groups)]).tolist()
+        return {"group_begin": begin, "group_facts": [f for g in groups for f in g]}
+
+    return _cached_tables(env, ("packing",), build)
 
 
 def _projection_tables(env: Env) -> dict[str, list[int]]:
@@ -161,12 +189,30 @@ def _run(
     # The tables are built in Python once per task; the time limit covers that too.
     started = time.perf_counter()
     symmetry_tables = _symmetry_tables(env) if symmetry else None
+    packing = _packing_tables(env)
     projection_tables = (
         _projection_tables(env)
         if algorithm == "astar"
         and heuristic in ("projections", "all")
         and env.mode != "simultaneous"
         else None
+    )
+    # The invariants hold in every state reachable from the task's start. A state restored
+    # with set_state may be another one: then neither the packing nor the projections use them.
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    if projection_tables is not None and _breaks(
+        bits, projection_tables["mutex_begin"], projection_tables["mutex_facts"]
+    ):
+        rows = len(projection_tables["objects"])
+        projection_tables = {
+            **projection_tables,
+            "mutex_begin": [0],
+            "mutex_facts": [],
+            "merge_begin": [0] * (rows + 1),
+            "merges": [],
+        }
+    packing_tables = (
+        None if _breaks(bits, packing["group_begin"], packing["group_facts"]) else packing
     )
     preparing = time.perf_counter() - started
     if time_limit is not None and preparing >= time_limit:
@@ -186,6 +232,7 @@ def _run(
         cancel=cancel,
         symmetry=symmetry_tables,
         projections=projection_tables,
+        packing=packing_tables,
     )
     stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
     if status == "unsolvable":

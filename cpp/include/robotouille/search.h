@@ -11,8 +11,11 @@
  * the state.
  *
  * Packed states: facts that no action or effect can change are dropped, the others are copied
- * bit-exactly into ceil(mutable facts / 8) bytes, and the counters (few distinct values: they
- * are non-zero only for running effects) are interned in a side table and stored as a uint32.
+ * bit-exactly, except that each given at-most-one fact set (of n >= 3 facts) is stored as one
+ * field of bit_width(n) bits: 0 when none of its facts is true, else 1 + the index of the true
+ * one (a state with two true throws std::logic_error: the set was no invariant). The counters
+ * (few distinct values: they are non-zero only for running effects) are interned in a side
+ * table and stored as a uint32.
  * Stored states live in one flat byte array indexed by id; a hash set of ids (open addressing)
  * is the visited set; per-id parent, action and g give the plan by walking back.
  *
@@ -79,6 +82,9 @@ struct SearchOptions {
   std::shared_ptr<const SymmetrySpec> symmetry;
   // Called every ~0.1 s from the searching thread; returning true cancels the search.
   std::function<bool()> poll;
+  // At-most-one fact sets (CSR; python/robotouille/invariants.py proves them), packed as an
+  // index each (see "Packed states"). Empty: every mutable fact is one bit.
+  IntVec pack_group_begin, pack_group_facts;
 };
 
 struct SearchStats {
