@@ -21,18 +21,16 @@ import pytest
 import robotouille
 from robotouille import _core, datasets
 from robotouille.domains import default_domain_path
-from robotouille.invariants import mutex_groups
+from robotouille.invariants import union
 from robotouille.planning import _as_lists, _packing_tables, _projection_tables
-from robotouille.projections import _projection_objects, _TaskView, find_projections
+from robotouille.projections import find_projections, object_invariants
 
 from .test_projections import EXAMPLES, assert_within_steps_to_go, bound, needs_shared
 
 
 def groups_of(env: robotouille.Env) -> list[set[str]]:
     task = env.task
-    view = _TaskView(task)
-    objects = _projection_objects(task, view)
-    found = mutex_groups(view, task.fact_pred, task.initial_bits, objects)
+    found = union(object_invariants(task).values())
     return [{task.fact_name(f) for f in group} for group in found]
 
 
@@ -59,10 +57,7 @@ def test_invariants_hold_along_random_walks(dataset: str, task: str, seed: int) 
     (instance,) = datasets.load(dataset, seeds=[seed], tasks=[task])
     env = instance.load()
     compiled = env.task
-    view = _TaskView(compiled)
-    groups = mutex_groups(
-        view, compiled.fact_pred, compiled.initial_bits, _projection_objects(compiled, view)
-    )
+    groups = union(object_invariants(compiled).values())
     assert groups
     words = np.repeat(env._words[:1], 32, axis=0)
     counters = np.repeat(env._counters[:1], 32, axis=0)

@@ -141,13 +141,13 @@ def disjoint_groups(groups: Iterable[list[int]], smallest: int = 3) -> list[list
     return out
 
 
-def mutex_groups(
+def mutex_groups_by_object(
     view: TaskView,
     fact_pred: npt.NDArray[np.int64],
     initial: npt.NDArray[np.bool_],
     objects: Iterable[int],
-) -> list[list[int]]:
-    """At-most-one fact sets about the given objects, proven as the module docstring says.
+) -> dict[int, list[list[int]]]:
+    """Per object, its at-most-one fact sets, proven as the module docstring says.
 
     Args:
         view: The task's actions and facts.
@@ -156,14 +156,16 @@ def mutex_groups(
         objects: The objects to find invariants about (those that always exist).
 
     Returns:
-        The fact sets, each sorted, without duplicates.
+        Per object, its fact sets, each sorted.
     """
     synthesis = _Synthesis(view, fact_pred, initial)
-    found: set[tuple[int, ...]] = set()
-    for o in objects:
-        for group in synthesis.groups(o):
-            found.add(tuple(sorted(group)))
-    return [list(g) for g in sorted(found)]
+    return {o: [sorted(group) for group in synthesis.groups(o)] for o in objects}
 
 
-__all__ = ["MAX_SLOTS", "disjoint_groups", "mutex_groups"]
+def union(groups_per_object: Iterable[list[list[int]]]) -> list[list[int]]:
+    """The fact sets of several objects together, without duplicates, in order."""
+    found = {tuple(group) for groups in groups_per_object for group in groups}
+    return [list(group) for group in sorted(found)]
+
+
+__all__ = ["MAX_SLOTS", "disjoint_groups", "mutex_groups_by_object", "union"]

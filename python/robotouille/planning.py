@@ -28,8 +28,8 @@ import numpy as np
 from . import _core
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
-from .invariants import disjoint_groups, mutex_groups
-from .projections import _TaskView, find_projections
+from .invariants import disjoint_groups, union
+from .projections import find_projections, object_invariants
 from .symmetry import find_symmetries
 
 Algorithm = Literal["astar", "bfs"]
@@ -159,11 +159,7 @@ def _packing_tables(env: Env) -> dict[str, list[int]]:
     """
 
     def build() -> dict[str, list[int]]:
-        task = env.task
-        objects = [o for o in range(len(task.objects)) if not task.may_vanish[o]]
-        groups = disjoint_groups(
-            mutex_groups(_TaskView(task), task.fact_pred, task.initial_bits, objects)
-        )
+        groups = disjoint_groups(union(object_invariants(env.task).values()))
         begin = np.cumsum([0, *(len(g) for g in groups)]).tolist()
         return {"group_begin": begin, "group_facts": [f for g in groups for f in g]}
 

@@ -44,8 +44,8 @@ shapes it rests on). Such a role's distance then runs through a state like that.
 
 Invariants: a projection checks only the preconditions inside its facts, so it also reaches
 abstract states that no real state maps to (a bun with several items on it). Fact sets of which
-no reachable state has two true (:func:`robotouille.invariants.mutex_groups`) let construction
-drop those states; the bound stays admissible and the projections get smaller. Within one
+no reachable state has two true (:func:`object_invariants`) let construction drop those states;
+the bound stays admissible and the projections get smaller. Within one
 invariant, the facts that differ only in which unprojected item of the object's type they name
 (``atop(x, bun)`` for a dozen distractors x) share one bit, "some such item": ``projection.h``
 says when that stays exact enough to never overestimate.
@@ -63,7 +63,7 @@ import numpy.typing as npt
 
 from .compile import CompiledTask
 from .domain import Domain, Literal
-from .invariants import mutex_groups
+from .invariants import mutex_groups_by_object, union
 
 IntArray = npt.NDArray[np.int64]
 
@@ -538,6 +538,23 @@ def _charges(
     return charged, movers
 
 
+def object_invariants(
+    task: CompiledTask, view: _TaskView | None = None
+) -> dict[int, list[list[int]]]:
+    """Per object that always exists, its at-most-one fact sets; proven once per task.
+
+    The projections and the search's packing both read them. Only the result is kept on the
+    task (a view of a large task takes tens of megabytes); ``view`` saves building one.
+    """
+    cached: dict[int, list[list[int]]] | None = task.__dict__.get("_object_invariants")
+    if cached is None:
+        view = view or _TaskView(task)
+        objects = [o for o in range(len(task.objects)) if not task.may_vanish[o]]
+        cached = mutex_groups_by_object(view, task.fact_pred, task.initial_bits, objects)
+        task.__dict__["_object_invariants"] = cached
+    return cached
+
+
 def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> ProjectionTables:
     """The projections of ``task`` and their cost partition (see the module docstring).
 
@@ -612,7 +629,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
             codes.append(code + 8 * slot_of[robot] if code else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
 
-    mutexes = mutex_groups(view, task.fact_pred, task.initial_bits, projected_set - unnamed)
+    invariants = object_invariants(task, view)
+    mutexes = union(invariants[o] for o in sorted(projected_set - unnamed))
     mutex_sets = [set(m) for m in mutexes]
     template_touched = set().union(
         *view.template_facts, *view.template_writes, *view.template_needs
