@@ -329,12 +329,18 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
       assign[lift.var] = assign[lift.station] = -1;
       if (!one) continue;
       const int32_t at = bit_of[facts[0]];
+      // The robot's "at K" bit, where F has it: the step that needs the via state acts at K.
+      int32_t robot_at = -1;
+      for (const auto& [slot, robot_bit, object_bit] : p.colocated) {
+        if (object_bit == at) robot_at = robot_bit;
+      }
       // Dial's algorithm: 0-1 edges, seeded with the goal distances of the via states.
       buckets.assign(1, {});
       for (int32_t id = 0; id < count; ++id) {
         via[id] = kUnreached;
         const uint16_t d = p.distance[cell(id)];
         if (bits[id].test(at) || !free[id] || d >= kUnreached) continue;
+        if (robot_at >= 0 && !bits[id].test(robot_at)) continue;
         via[id] = d;
         if (buckets.size() <= d) buckets.resize(d + 1u);
         buckets[d].push_back(id);

@@ -29,7 +29,7 @@ from . import _core
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
 from .invariants import disjoint_groups, union
-from .projections import find_projections, object_invariants
+from .projections import find_projections, object_invariants, stations_hold_stacks
 from .symmetry import find_symmetries
 
 Algorithm = Literal["astar", "bfs"]
@@ -207,6 +207,14 @@ def _run(
             "merge_begin": [0] * (rows + 1),
             "merges": [],
         }
+    # The lifts rest on every station holding one stack, as in every state reachable from the
+    # task's start; a restored state may break that too.
+    if (
+        projection_tables is not None
+        and projection_tables["lifts"]
+        and not stations_hold_stacks(env.task, bits.astype(bool))
+    ):
+        projection_tables = {**projection_tables, "lifts": []}
     packing_tables = (
         None if _breaks(bits, packing["group_begin"], packing["group_facts"]) else packing
     )

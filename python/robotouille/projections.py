@@ -39,8 +39,11 @@ no arrival is counted.
 Lifts: a top bun that starts clear on its stack looks done to its own projection, though the
 patty must still go under it. With one robot, whenever a goal object that must join it at the
 table (a companion) is not there yet, the top must first wait somewhere else, neither at the
-table nor in hand (``projection.h`` gives the argument; :func:`_lift_shapes` checks the stack
-shapes it rests on). Such a role's distance then runs through a state like that.
+table nor in hand, while the robot stands at the table. The same holds for every goal object at
+a table whose bottom item (the bottom bun) is not there yet: everything must leave the table
+before the bottom is put down. Such a role's distance then runs through a state like that
+(``projection.h`` gives the arguments; :func:`_lift_shapes` and :func:`_stack_shapes` check the
+stack shapes they rest on).
 
 Invariants: a projection checks only the preconditions inside its facts, so it also reaches
 abstract states that no real state maps to (a bun with several items on it). Fact sets of which
@@ -57,6 +60,7 @@ search's start state and computes its goal distances.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import permutations
 
 import numpy as np
 import numpy.typing as npt
@@ -99,7 +103,7 @@ class ProjectionTables:
         colocated_begin: CSR offsets of ``colocated`` (in triples), one row per projection.
         colocated: Per projection, (robot slot, robot position fact, fact of ``o`` at that
             station) triples: where the robot could pick ``o`` up without moving.
-        lifts: Entries one after another (see "Lifts"): a top role's goal variable, its goal
+        lifts: Entries one after another (see "Lifts"): a lifted role's goal variable, its goal
             atom "at K", the number of companion atoms, and those atoms.
         merge_begin: CSR offsets of ``merges`` (in pairs), one row per projection.
         merges: Per projection, (fact, representative) pairs: the fact shares its
@@ -405,8 +409,9 @@ _LIFT_PREDICATES = frozenset({"item_at", "clear", "atop", "has_item"})
 def _lift_shapes(domain: Domain) -> bool:
     """Whether the domain's actions have the shapes the lift argument needs.
 
-    An item arrives at a station only from the acting robot's hand (every action that makes
-    ``item_at(i, s)`` true needs ``has_item(r, i)`` and makes it false); an item leaves a station
+    An item arrives at a station only from the hand of a robot standing there (every action
+    that makes ``item_at(i, s)`` true needs ``has_item(r, i)`` and ``loc(r, s)`` and makes the
+    first false); an item leaves a station
     only from the top of its stack (every action that makes ``item_at(i, s)`` false needs
     ``clear(i)``); an item is uncovered only by the item on it leaving (every action that makes
     ``clear(y)`` true either puts down the held ``y``, or needs ``atop(z, y)`` and makes
@@ -419,12 +424,13 @@ def _lift_shapes(domain: Domain) -> bool:
         fx = set(action.immediate_fx)
         for lit in action.immediate_fx:
             if lit.predicate == "item_at" and lit.is_true:
-                item = lit.params[0]
+                item, station = lit.params
                 ok = any(
                     p.predicate == "has_item"
                     and p.is_true
                     and p.params[1] == item
                     and Literal("has_item", p.params, False) in fx
+                    and Literal("loc", (p.params[0], station), True) in pre
                     for p in pre
                 )
             elif lit.predicate == "item_at":
@@ -455,16 +461,192 @@ def _lift_shapes(domain: Domain) -> bool:
     return True
 
 
-def _lifts(task: CompiledTask, view: _TaskView, key_vars: list[int]) -> list[int]:
-    """The lift entries (see "Lifts"): top roles whose companions must join them at K.
+_STACK_PREDICATES = frozenset(
+    {"item_at", "item_on", "atop", "clear", "station_empty", "container_at"}
+    | {"has_item", "has_container"}
+)
 
-    A goal variable ``v`` with atoms ``clear(v)`` and ``item_at(v, K)`` (``K`` a key variable)
-    gets an entry with the atoms ``item_at(V, K)`` of the other variables ``V`` (in its group,
-    or with candidates disjoint from ``v``'s, so that a companion is never ``v``'s object).
-    Only with one robot (the argument needs the one hand busy with the companion) and where the
-    domain has the shapes :func:`_lift_shapes` checks.
+# The action shapes under which every station holds one stack (see :func:`_stack_shapes`), as
+# (literals needed, stack literals written) over the variables r (a robot), i and j (items),
+# s (a station) and c (a container); "-" marks a false literal.
+_STACK_ACTIONS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
+    (frozenset(needs.split(",")), frozenset(writes.split(",")))
+    for needs, writes in (
+        # put the held item down on an empty station
+        (
+            "has_item r i,loc r s,station_empty s",
+            "item_at i s,item_on i s,clear i,-station_empty s,-has_item r i",
+        ),
+        # pick up the only item of a station
+        ("item_on i s,clear i", "has_item r i,station_empty s,-item_at i s,-clear i,-item_on i s"),
+        # put the held item on the top item of a stack
+        (
+            "has_item r i,clear j,item_at j s,loc r s",
+            "item_at i s,atop i j,clear i,-clear j,-has_item r i",
+        ),
+        # take the top item off a stack
+        ("clear i,atop i j,item_at i s", "has_item r i,clear j,-atop i j,-clear i,-item_at i s"),
+        # pick up and put down a container
+        ("container_at c s", "has_container r c,station_empty s,-container_at c s"),
+        (
+            "has_container r c,station_empty s",
+            "container_at c s,-has_container r c,-station_empty s",
+        ),
+        # the held item leaves the kitchen (added to a soup)
+        ("has_item r i", "-has_item r i"),
+    )
+)
+
+
+def _stack_shapes(domain: Domain) -> bool:
+    """Whether every action that writes a stack predicate has one of the stack shapes.
+
+    An action matches a shape of ``_STACK_ACTIONS`` when some renaming of its parameters makes
+    it need at least the shape's literals and write exactly its stack literals (immediate
+    effects; no special effect may write them). Then every state reached from one where each
+    station holds one stack (:func:`stations_hold_stacks`) has one at each station too: a
+    station with items has exactly one at the bottom (``item_on``), every other item there
+    lies ``atop`` exactly one item of the same station, at most one item lies on each,
+    ``clear`` marks the top, and ``station_empty`` holds exactly where a station has no item
+    and no container; a station holds items or one container, never both, and a held item is
+    at no station. Each shape keeps this: a put-down needs the station empty or the top item,
+    a pick-up needs the item clear and at the bottom (so alone) or atop another.
     """
-    if len(view.robots) != 1 or not _lift_shapes(task.domain):
+    if not _only_actions_write(domain, _STACK_PREDICATES):
+        return False
+    for action in domain.actions:
+        writes = {_text(lit) for lit in action.immediate_fx if lit.predicate in _STACK_PREDICATES}
+        if not writes:
+            continue
+        needs = {_text(lit) for lit in action.precons}
+        if not any(_matches(needs, writes, shape, list(action.params)) for shape in _STACK_ACTIONS):
+            return False
+    return True
+
+
+def _matches(
+    needs: set[str],
+    writes: set[str],
+    shape: tuple[frozenset[str], frozenset[str]],
+    params: list[str],
+) -> bool:
+    """Whether a renaming of the shape's variables to ``params`` makes it fit the action.
+
+    The action fits when it writes exactly the shape's stack literals and needs at least its
+    needed literals.
+    """
+    variables = sorted({w for lit in shape[0] | shape[1] for w in lit.lstrip("-").split()[1:]})
+    for names in permutations(params, len(variables)):
+        rename = dict(zip(variables, names))
+        grounded = [{_renamed(lit, rename) for lit in literals} for literals in shape]
+        if grounded[1] == writes and grounded[0] <= needs:
+            return True
+    return False
+
+
+def _text(literal: Literal) -> str:
+    """A literal as the stack shapes write it: "pred a b", or "-pred a b" when false."""
+    return ("" if literal.is_true else "-") + " ".join((literal.predicate, *literal.params))
+
+
+def _renamed(literal: str, rename: dict[str, str]) -> str:
+    """A shape literal ("-pred a b") with its variables renamed."""
+    sign = "-" if literal.startswith("-") else ""
+    predicate, *args = literal.lstrip("-").split()
+    return sign + " ".join((predicate, *(rename[a] for a in args)))
+
+
+def stations_hold_stacks(task: CompiledTask, bits: npt.NDArray[np.bool_]) -> bool:
+    """Whether every station holds one stack in the state, as :func:`_stack_shapes` keeps.
+
+    Args:
+        task: The compiled task.
+        bits: The state's fact bits (at least one per fact of ``task``).
+
+    Returns:
+        True when the stack facts are consistent: see :func:`_stack_shapes` for what that
+        means. The lifts of the projection bound rest on it.
+    """
+    names = [p.name for p in task.domain.predicates]
+    true: dict[str, list[tuple[int, ...]]] = {name: [] for name in _STACK_PREDICATES}
+    stations: set[int] = set()
+    for f in range(task.num_pred_facts):
+        name = names[int(task.fact_pred[f])]
+        if name not in _STACK_PREDICATES:
+            continue
+        args = tuple(int(a) for a in task.fact_args[f] if a >= 0)
+        if name == "station_empty":
+            stations.add(args[0])
+        if bits[f]:
+            true[name].append(args)
+    at: dict[int, list[int]] = {}
+    for item, station in true["item_at"]:
+        at.setdefault(station, []).append(item)
+    placed = [item for item, _ in true["item_at"]]
+    held = {item for _, item in true["has_item"]}
+    if len(set(placed)) != len(placed) or held & set(placed):
+        return False
+    below = {pair[0]: pair[1] for pair in true["atop"]}
+    above = [under for _, under in true["atop"]]
+    if len(below) != len(true["atop"]) or len(set(above)) != len(above):
+        return False
+    bottoms = {station: item for item, station in true["item_on"]}
+    empty = {station for (station,) in true["station_empty"]}
+    containers = [station for _, station in true["container_at"]]
+    clear = {item for (item,) in true["clear"]}
+    if len(bottoms) != len(true["item_on"]) or len(set(containers)) != len(containers):
+        return False
+    stack_items = 0
+    for station in stations:
+        items = set(at.get(station, []))
+        if (station in empty) != (not items and station not in containers):
+            return False
+        if not items:
+            continue
+        if station in containers or bottoms.get(station) not in items:
+            return False
+        # Walk down from every item: each step lands on an item of the station; the walk ends
+        # at the bottom within len(items) steps (no cycle).
+        for item in items:
+            for _ in range(len(items)):
+                if item == bottoms[station]:
+                    break
+                item = below.get(item, -1)
+                if item not in items:
+                    return False
+            else:
+                return False
+        if bottoms[station] in below or any((i in clear) == (i in above) for i in items):
+            return False
+        stack_items += len(items)
+    return stack_items == len(placed) and len(true["atop"]) == stack_items - len(bottoms)
+
+
+def _lifts(
+    task: CompiledTask, view: _TaskView, key_vars: list[int], hand_facts: set[int]
+) -> list[int]:
+    """The lift entries (see "Lifts"): roles that must leave K while others join it there.
+
+    A goal variable ``v`` with an atom ``item_at(v, K)`` (``K`` a key variable) gets an entry
+    with its companion atoms: if ``clear(v)`` is a goal atom too, the atoms ``item_at(V, K)``
+    of the other variables ``V`` (the top must wait elsewhere while they arrive, where the
+    domain has the shapes :func:`_lift_shapes` checks); and the atoms ``item_on(B, K)`` of the
+    other variables ``B`` (every item must leave K before the bottom is put down, where the
+    domain has the shapes :func:`_stack_shapes` checks and the start state has them). Companions
+    are in ``v``'s group, or have candidates disjoint from ``v``'s, so that a companion is never
+    ``v``'s object. Only with one robot whose hand is proven (:func:`_hands`): the argument
+    needs that hand busy with the companion.
+    """
+    robots = sorted(view.robots)
+    if len(robots) != 1 or not any(robots[0] in view.args(f) for f in hand_facts):
+        return []
+    wanted_top = {"item_at"} if _lift_shapes(task.domain) else set()
+    wanted_base = (
+        {"item_on"}
+        if _stack_shapes(task.domain) and stations_hold_stacks(task, task.initial_bits)
+        else set()
+    )
+    if not wanted_top and not wanted_base:
         return []
     names = [p.name for p in task.domain.predicates]
     variables: dict[tuple[str, int], list[tuple[int, tuple[int, ...]]]] = {}
@@ -476,16 +658,17 @@ def _lifts(task: CompiledTask, view: _TaskView, key_vars: list[int]) -> list[int
             )
     out: list[int] = []
     for name, v in sorted(variables):
-        if name != "clear" or ("item_at", v) not in variables:
+        if name != "item_at":
             continue
         for a, (_, station) in ((a, vs) for a, vs in variables[("item_at", v)] if len(vs) == 2):
             if station not in key_vars:
                 continue
             mine = set(task.goal_candidates[v])
+            wanted = wanted_base | (wanted_top if ("clear", v) in variables else set())
             companions = [
                 b
                 for (other_name, u), others in sorted(variables.items())
-                if other_name == "item_at" and u != v
+                if other_name in wanted and u != v
                 for b, values in others
                 if values[1:] == (station,)
                 and (
@@ -792,7 +975,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         arrivals=arrivals_flat,
         colocated_begin=colocated_begin,
         colocated=colocated,
-        lifts=_lifts(task, view, key_vars),
+        lifts=_lifts(task, view, key_vars, hand_facts),
         merge_begin=merge_begin,
         merges=merge_pairs,
         mutex_begin=mutex_begin,

@@ -51,16 +51,24 @@
  * brought to it: its station is not vacant), so the bit makes no difference. Construction also
  * enumerates this canonical twin of every state.
  *
- * Lifts: a role whose goal wants its object clear on top of the stack at a station K (a key
- * variable: the top bread, at the sandwich's table) while other goal objects, its companions,
- * must be at K too. With one robot, a companion that is not at K yet gets there from the
- * robot's hand, onto the top of K's stack; the object must end above it, and a stack changes
- * only at its top. So before the companion's last arrival at K the object is neither at K nor
- * held (the hand holds the companion): it is somewhere else (projections.py checks the
- * domain's actions have these shapes). When, under combination c, some companion variable has
- * no candidate at K, the role's distance is therefore the distance through an abstract state
- * where the object is neither at K nor held (its "via" table, from a second backward search
- * seeded with the goal distances of those states), not its plain goal distance.
+ * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
+ * table) while other goal objects, its companions, must join it there in a way that needs the
+ * object out of the way first. Two kinds, both with one robot whose hand holds one thing at a
+ * time (projections.py checks the domain's actions have the shapes each argument rests on):
+ *   - The role wants its object clear on top of K's stack (the top bread), and a companion
+ *     must be at K. A companion not at K yet gets there from the hand of the robot standing at
+ *     K, onto the top of K's stack; the object must end above it, and a stack changes only at
+ *     its top. So right before the companion's last arrival at K the object is neither at K
+ *     nor held (the hand holds the companion), and the robot stands at K.
+ *   - A companion must be the bottom of K's stack (item_on: the bottom bread), and no candidate
+ *     of it is there now. It gets there when the robot standing at K puts it down on the empty
+ *     station (every station holds one stack, so empty means no item at all). So right before
+ *     that, the object is neither at K nor held, and the robot stands at K.
+ * When, under combination c, some companion variable has no candidate where it must be, the
+ * role's distance is therefore the distance through an abstract state where the object is
+ * neither at K nor held and (where F has the robot's position) the robot stands at K (its
+ * "via" table, from a second backward search seeded with the goal distances of those states),
+ * not its plain goal distance.
  *
  * Invariants: the tables may list fact sets of which no reachable state has two true
  * (python/robotouille/invariants.py proves them). A projection checks only the preconditions
@@ -123,9 +131,9 @@ struct ProjectionSpec {
   // Per row, triples (robot slot, that robot's position fact, object fact at the same
   // station): the robot stands where it could pick the object up without moving.
   IntVec colocated_begin, colocated;
-  // Lifts (see "Lifts" above), entries one after another: the goal variable of the top role,
+  // Lifts (see "Lifts" above), entries one after another: the goal variable of the lifted role,
   // the goal atom "that variable at K" (two arguments: the variable, then a key variable), the
-  // number n of companion atoms, and n atoms "companion variable at K".
+  // number n of companion atoms, and n atoms "companion variable at (or on) K".
   IntVec lifts;
   // At-most-one invariants (see "Invariants" above): CSR over fact sets; empty: none.
   IntVec mutex_begin, mutex_facts;
