@@ -542,7 +542,7 @@ NB_MODULE(_core, m) {
       [](const Task& t, WordsRow words, CountersRow counters, const std::string& algorithm,
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
-         nb::object projections, nb::object packing) {
+         nb::object projections, nb::object packing, nb::object projection_task) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
@@ -555,6 +555,8 @@ NB_MODULE(_core, m) {
         if (!projections.is_none()) {
           o.projections = projection_spec(nb::cast<nb::dict>(projections));
         }
+        // Kept alive by the caller's reference for the whole call.
+        if (!projection_task.is_none()) o.projection_task = &nb::cast<const Task&>(projection_task);
         // Polled from the searching thread with the GIL released: take it briefly to run
         // Python's signal handlers (Ctrl-C in the main thread) and the caller's cancel check.
         bool interrupted = false;
@@ -591,11 +593,13 @@ NB_MODULE(_core, m) {
       nb::arg("max_memory_bytes") = 0, nb::arg("time_limit") = 0.0,
       nb::arg("cancel").none() = nb::none(), nb::arg("symmetry").none() = nb::none(),
       nb::arg("projections").none() = nb::none(), nb::arg("packing").none() = nb::none(),
+      nb::arg("projection_task").none() = nb::none(),
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
-      "packing: robotouille.invariants' packing tables (at-most-one fact sets), or None. The "
-      "GIL is released while searching.");
+      "packing: robotouille.invariants' packing tables (at-most-one fact sets), or None. "
+      "projection_task: the task the projections are built for (the same task with implied "
+      "goal atoms added), or None for task itself. The GIL is released while searching.");
 
   m.def(
       "heuristic_value",

@@ -108,7 +108,7 @@ def test_invariants_keep_the_projections_of_a_crowded_kitchen() -> None:
     projections, which then exceed their cap and are lost (7 at the start instead of 16)."""
     (instance,) = datasets.load("multi_agent", seeds=[84], tasks=["1_lettuce_burger"])
     env = instance.load()
-    assert bound(env) >= 16 > 7 >= bound(env, **no_invariants(env))
+    assert bound(env, **_projection_tables(env)) >= 16 > 7 >= bound(env, **no_invariants(env))
 
 
 def test_a_start_state_that_breaks_a_listed_invariant_switches_it_off() -> None:
@@ -130,7 +130,11 @@ def test_a_start_state_that_breaks_a_listed_invariant_switches_it_off() -> None:
     bogus = copy.deepcopy(_projection_tables(env))
     bogus["mutex_begin"] = [0, 2]
     bogus["mutex_facts"] = both
-    assert bound(env, **bogus) == bound(env, **no_invariants(env)) == bound(env)
+    assert (
+        bound(env, **bogus)
+        == bound(env, **no_invariants(env))
+        == bound(env, **_projection_tables(env))
+    )
 
 
 def test_malformed_invariant_tables_are_rejected() -> None:
@@ -153,7 +157,7 @@ def test_with_invariants_the_bound_never_exceeds_the_steps_to_go(task: str, seed
     env = instance.load()
     plan = robotouille.plan(env)
     assert plan.length == instance.optimal_length
-    assert bound(env) > bound(env, **no_invariants(env))
+    assert bound(env, **_projection_tables(env)) > bound(env, **no_invariants(env))
     assert_within_steps_to_go(env, plan)
 
 
@@ -175,7 +179,7 @@ def test_distractors_on_a_bun_share_one_bit() -> None:
             tables, merge_begin=np.zeros(len(tables.objects) + 1, np.int64), merges=[]
         )
     )
-    assert bound(env) > bound(env, **unmerged)
+    assert bound(env, **_projection_tables(env)) > bound(env, **unmerged)
 
 
 def test_malformed_merge_tables_are_rejected() -> None:

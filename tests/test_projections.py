@@ -21,7 +21,7 @@ import pytest
 import robotouille
 from robotouille import _core, datasets
 from robotouille.domains import bundled_environment_path, default_domain_path
-from robotouille.planning import _as_lists, _projection_tables
+from robotouille.planning import _as_lists, _bound_tables, _projection_tables
 from robotouille.projections import (
     ProjectionTables,
     _arrival_shapes,
@@ -31,6 +31,7 @@ from robotouille.projections import (
     _stack_shapes,
     _TaskView,
     find_projections,
+    implied_goal_task,
     stations_hold_stacks,
 )
 
@@ -42,14 +43,20 @@ needs_shared = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="../shared is no
 
 
 def bound(env: robotouille.Env, **tables: Any) -> int:
-    """The A* bound at the env's state: max(projections, time bound)."""
+    """The A* bound at the env's state: max(projections, time bound); by default with the
+    tables the planner uses there, else with the given ones (for the env's own task)."""
+    projection_task = None
+    if not tables:
+        bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+        tables, projection_task = _bound_tables(env, bits)
     _, _, stats = _core.search(
         env.task.core,
         env._words[0],
         env._counters[0],
         lmcut=False,
         max_states=1,
-        projections=tables or _projection_tables(env),
+        projections=tables,
+        projection_task=projection_task,
     )
     value: int = stats["initial_h"]
     return value
@@ -139,6 +146,7 @@ def test_arrivals_need_the_hand_shapes_of_the_argument() -> None:
     env = robotouille.load("cheese_sandwich", domain)
     assert not _arrival_shapes(env.task.domain)
     assert not find_projections(env.task).arrivals.any()
+
 
 def test_each_robot_has_its_own_arrival_bit() -> None:
     layout = json.loads(bundled_environment_path("cheese_sandwich").read_text())
@@ -325,6 +333,42 @@ def test_goal_items_leave_a_table_whose_bottom_item_is_missing() -> None:
     assert plan.length == 57
     assert bound(env) == 57 > bound(env, **_as_lists(dataclasses.replace(tables, lifts=[])))
     assert_within_steps_to_go(env, plan)
+
+
+def test_a_goal_stacked_with_atop_says_where_each_item_goes() -> None:
+    """The double cheeseburger's goal names the table only for the bottom bun and stacks the
+    rest with atop. The implied goal adds "at that table" for every stacked item, so each
+    item's projection carries it there; the goal states stay the same (checked on every state
+    of an optimal plan), and the bound never exceeds the steps to go."""
+    env = robotouille.load("synchronous/5_double_cheeseburger")
+    task = env.task
+    implied = implied_goal_task(task)
+    added = implied.problem.goal.atoms[len(task.problem.goal.atoms) :]
+    assert {a.predicate for a in added} == {"item_at"} and len(added) == 5
+    assert implied.num_facts == task.num_facts
+    assert implied_goal_task(implied) is implied  # nothing more to add
+    plan = robotouille.plan(env)
+    plain = bound(env, **_projection_tables(env))
+    assert plan.length >= bound(env) > plain
+    start = env.get_state()
+    for action in plan.actions:
+        same = [np.zeros(1, bool), np.zeros(1, bool)]
+        _core.goal_reached(task.core, env._words, same[0])
+        _core.goal_reached(implied.core, env._words, same[1])
+        assert same[0][0] == same[1][0]
+        env.step(action)
+    _core.goal_reached(implied.core, env._words, same[1])
+    assert env.goal_reached() and same[1][0]
+    env.set_state(start)
+    assert_within_steps_to_go(env, plan)
+
+
+def test_no_goal_atoms_are_implied_without_the_stack_shapes() -> None:
+    domain = json.loads(default_domain_path().read_text())
+    stack = next(a for a in domain["action_defs"] if a["name"] == "stack")
+    stack["precons"] = [p for p in stack["precons"] if p["predicate"] != "clear"]
+    env = robotouille.load("synchronous/5_double_cheeseburger", domain)
+    assert implied_goal_task(env.task) is env.task
 
 
 def test_lifts_need_one_robot_and_the_stack_shapes() -> None:

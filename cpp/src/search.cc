@@ -350,7 +350,14 @@ class Searcher {
         cancelled_ = cancelled_ || status == SearchStatus::kCancelled;
         return status != SearchStatus::kSolved;
       };
-      projection_ = std::make_unique<ProjectionHeuristic>(task, *options.projections,
+      const Task& projected = options.projection_task ? *options.projection_task : task;
+      if (projected.num_facts != task.num_facts || projected.num_words != task.num_words ||
+          projected.num_groundings != task.num_groundings ||
+          projected.num_templates != task.num_templates ||
+          projected.num_nodes != task.num_nodes || projected.num_counters != task.num_counters) {
+        throw std::invalid_argument("projection_task is not the searched task with another goal");
+      }
+      projection_ = std::make_unique<ProjectionHeuristic>(projected, *options.projections,
                                                           words_.data(), counters_.data(), stop);
       stats_.abstract_states = projection_->abstract_states();
       // The time bound (h_max of the relaxed task, delays counted) costs ~50 projection

@@ -26,10 +26,16 @@ from typing import Any, Literal
 import numpy as np
 
 from . import _core
+from .compile import CompiledTask
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
 from .invariants import disjoint_groups, union
-from .projections import find_projections, object_invariants, stations_hold_stacks
+from .projections import (
+    find_projections,
+    implied_goal_task,
+    object_invariants,
+    stations_hold_stacks,
+)
 from .symmetry import find_symmetries
 
 Algorithm = Literal["astar", "bfs"]
@@ -166,9 +172,35 @@ def _packing_tables(env: Env) -> dict[str, list[int]]:
     return _cached_tables(env, ("packing",), build)
 
 
-def _projection_tables(env: Env) -> dict[str, list[int]]:
-    """The projection bound's tables of the env's task, computed once per task."""
-    return _cached_tables(env, ("projections",), lambda: find_projections(env.task))
+def _projection_tables(env: Env, implied: bool = False) -> dict[str, list[int]]:
+    """The projection bound's tables of the env's task, computed once per task.
+
+    With ``implied``, built for :func:`_implied_task` (the goal with its implied atoms).
+    """
+    task = _implied_task(env) if implied else env.task
+    return _cached_tables(env, ("projections", implied), lambda: find_projections(task))
+
+
+def _implied_task(env: Env) -> CompiledTask:
+    """:func:`implied_goal_task` of the env's task, computed once per task."""
+    found = env.task.__dict__.get("_implied_goal_task")
+    if found is None:
+        found = env.task.__dict__["_implied_goal_task"] = implied_goal_task(env.task)
+    return found
+
+
+def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]], Any]:
+    """The projection tables for a search from a state with these fact bits, and their task.
+
+    The task is the core of the one the tables were built for, or None for the env's own. The
+    implied goal atoms and the lifts rest on every station holding one stack, as in every
+    state reachable from the task's start; a state restored with set_state may break that, and
+    then the bound does without both.
+    """
+    if not stations_hold_stacks(env.task, bits.astype(bool)):
+        return {**_projection_tables(env), "lifts": []}, None
+    task = _implied_task(env)
+    return _projection_tables(env, implied=True), (None if task is env.task else task.core)
 
 
 def _run(
@@ -186,16 +218,16 @@ def _run(
     started = time.perf_counter()
     symmetry_tables = _symmetry_tables(env) if symmetry else None
     packing = _packing_tables(env)
-    projection_tables = (
-        _projection_tables(env)
-        if algorithm == "astar"
-        and heuristic in ("projections", "all")
-        and env.mode != "simultaneous"
-        else None
-    )
     # The invariants hold in every state reachable from the task's start. A state restored
     # with set_state may be another one: then neither the packing nor the projections use them.
     bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    projection_tables, projection_task = (
+        _bound_tables(env, bits)
+        if algorithm == "astar"
+        and heuristic in ("projections", "all")
+        and env.mode != "simultaneous"
+        else (None, None)
+    )
     if projection_tables is not None and _breaks(
         bits, projection_tables["mutex_begin"], projection_tables["mutex_facts"]
     ):
@@ -207,14 +239,6 @@ def _run(
             "merge_begin": [0] * (rows + 1),
             "merges": [],
         }
-    # The lifts rest on every station holding one stack, as in every state reachable from the
-    # task's start; a restored state may break that too.
-    if (
-        projection_tables is not None
-        and projection_tables["lifts"]
-        and not stations_hold_stacks(env.task, bits.astype(bool))
-    ):
-        projection_tables = {**projection_tables, "lifts": []}
     packing_tables = (
         None if _breaks(bits, packing["group_begin"], packing["group_facts"]) else packing
     )
@@ -237,6 +261,7 @@ def _run(
         symmetry=symmetry_tables,
         projections=projection_tables,
         packing=packing_tables,
+        projection_task=projection_task,
     )
     stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
     if status == "unsolvable":

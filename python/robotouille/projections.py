@@ -59,6 +59,8 @@ search's start state and computes its goal distances.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass
 from itertools import permutations
 
@@ -68,6 +70,7 @@ import numpy.typing as npt
 from .compile import CompiledTask
 from .domain import Domain, Literal
 from .invariants import mutex_groups_by_object, union
+from .problem import Goal, GoalAtom
 
 IntArray = npt.NDArray[np.int64]
 
@@ -556,6 +559,73 @@ def _renamed(literal: str, rename: dict[str, str]) -> str:
     return sign + " ".join((predicate, *(rename[a] for a in args)))
 
 
+def implied_goal_task(task: CompiledTask) -> CompiledTask:
+    """The task with the goal atoms that one stack per station implies, for the bound.
+
+    A goal may say where a stack stands only through its bottom (``item_on(bun, table)``) and
+    stack the rest with ``atop``. Where every station holds one stack (the domain has the
+    shapes :func:`_stack_shapes` checks and the start state has them), an item atop an item at
+    K is at K too, so every goal state also has ``item_at(x, K)`` for every item ``x`` the goal
+    stacks, through a chain of ``atop`` atoms, on an item on or at K. Adding those atoms changes
+    no goal state, and it tells each item's projection where it must be carried (and gives the
+    lifts their stations).
+
+    Args:
+        task: The compiled task.
+
+    Returns:
+        A copy of ``task`` whose goal has the implied atoms added (its own core, sharing the
+        facts, groundings and effects), or ``task`` itself when there is nothing to add, the
+        stack argument does not hold, or the atoms would make too many key combinations
+        (:data:`MAX_IMPLIED_KEY_COMBINATIONS`).
+    """
+    goal = task.problem.goal
+    station: dict[str | int, str | int] = {}
+    for atom in goal.atoms:
+        if atom.predicate in ("item_on", "item_at") and len(atom.args) == 2:
+            station.setdefault(atom.args[0], atom.args[1])
+    below = {a.args[0]: a.args[1] for a in goal.atoms if a.predicate == "atop" and len(a.args) == 2}
+    grown = True
+    while grown:
+        grown = False
+        for top, under in below.items():
+            if top not in station and under in station:
+                station[top] = station[under]
+                grown = True
+    present = set(goal.atoms)
+    implied = [
+        atom
+        for atom in (GoalAtom("item_at", (top, station[top])) for top in below if top in station)
+        if atom not in present
+    ]
+    if not implied or not (
+        _stack_shapes(task.domain) and stations_hold_stacks(task, task.initial_bits)
+    ):
+        return task
+    out = copy.copy(task)
+    out.__dict__.pop("_planner_tables", None)
+    out.problem = dataclasses.replace(
+        task.problem, goal=Goal((*goal.atoms, *implied), goal.variables)
+    )
+    out._compile_goal()
+    if _key_combinations(out) > max(MAX_IMPLIED_KEY_COMBINATIONS, _key_combinations(task)):
+        return task
+    out._build_core()
+    return out
+
+
+MAX_IMPLIED_KEY_COMBINATIONS = 64
+"""The implied atoms are kept only while their stations' value combinations stay within this
+(or within the task's own): each projection keeps a distance per combination, and with two
+stacks on any of 16 tables (256 combinations) the tables outgrow their cap and lose more than
+the atoms add (multi_agent/8: 25 at the start instead of 30)."""
+
+
+def _key_combinations(task: CompiledTask) -> int:
+    """How many value combinations the task's key variables have (distinct or not)."""
+    return int(np.prod([len(task.goal_candidates[v]) for v in _key_variables(task)]))
+
+
 def stations_hold_stacks(task: CompiledTask, bits: npt.NDArray[np.bool_]) -> bool:
     """Whether every station holds one stack in the state, as :func:`_stack_shapes` keeps.
 
@@ -591,6 +661,8 @@ def stations_hold_stacks(task: CompiledTask, bits: npt.NDArray[np.bool_]) -> boo
     if len(below) != len(true["atop"]) or len(set(above)) != len(above):
         return False
     bottoms = {station: item for item, station in true["item_on"]}
+    if any(item not in at.get(station, []) for station, item in bottoms.items()):
+        return False
     empty = {station for (station,) in true["station_empty"]}
     containers = [station for _, station in true["container_at"]]
     clear = {item for (item,) in true["clear"]}
@@ -628,9 +700,10 @@ def _lifts(
     """The lift entries (see "Lifts"): roles that must leave K while others join it there.
 
     A goal variable ``v`` with an atom ``item_at(v, K)`` (``K`` a key variable) gets an entry
-    with its companion atoms: if ``clear(v)`` is a goal atom too, the atoms ``item_at(V, K)``
-    of the other variables ``V`` (the top must wait elsewhere while they arrive, where the
-    domain has the shapes :func:`_lift_shapes` checks); and the atoms ``item_on(B, K)`` of the
+    with its companion atoms: the atoms ``item_at(V, K)`` of the variables ``V`` that ``v``
+    must end above (all others at K if ``clear(v)`` is a goal atom, else those below it in its
+    chain of ``atop`` atoms): ``v`` must wait elsewhere while they arrive, where the domain has
+    the shapes :func:`_lift_shapes` checks; and the atoms ``item_on(B, K)`` of the
     other variables ``B`` (every item must leave K before the bottom is put down, where the
     domain has the shapes :func:`_stack_shapes` checks and the start state has them). Companions
     are in ``v``'s group, or have candidates disjoint from ``v``'s, so that a companion is never
@@ -656,6 +729,21 @@ def _lifts(
             variables.setdefault((name, args[0][1]), []).append(
                 (a, tuple(value for _, value, _, _ in args))
             )
+    # The variables each one must end above: the transitive closure of the atop atoms.
+    under = {
+        v: values[1]
+        for (name, v), atoms in variables.items()
+        if name == "atop"
+        for _, values in atoms
+    }
+
+    def below(v: int) -> set[int]:
+        seen: set[int] = set()
+        while v in under and under[v] not in seen:
+            v = under[v]
+            seen.add(v)
+        return seen
+
     out: list[int] = []
     for name, v in sorted(variables):
         if name != "item_at":
@@ -664,11 +752,18 @@ def _lifts(
             if station not in key_vars:
                 continue
             mine = set(task.goal_candidates[v])
-            wanted = wanted_base | (wanted_top if ("clear", v) in variables else set())
+            # A clear top ends above every other item at K; another item above those its atop
+            # chain names.
+            top = ("clear", v) in variables
+            under_v = below(v)
             companions = [
                 b
                 for (other_name, u), others in sorted(variables.items())
-                if other_name in wanted and u != v
+                if u != v
+                and (
+                    other_name in wanted_base
+                    or (other_name in wanted_top and (top or u in under_v))
+                )
                 for b, values in others
                 if values[1:] == (station,)
                 and (

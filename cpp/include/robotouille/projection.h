@@ -55,10 +55,10 @@
  * table) while other goal objects, its companions, must join it there in a way that needs the
  * object out of the way first. Two kinds, both with one robot whose hand holds one thing at a
  * time (projections.py checks the domain's actions have the shapes each argument rests on):
- *   - The role wants its object clear on top of K's stack (the top bread), and a companion
- *     must be at K. A companion not at K yet gets there from the hand of the robot standing at
- *     K, onto the top of K's stack; the object must end above it, and a stack changes only at
- *     its top. So right before the companion's last arrival at K the object is neither at K
+ *   - The role wants its object at K above a companion (clear on top of K's stack, like the
+ *     top bread, or above it in the goal's chain of atop atoms). A companion not at K yet gets
+ *     there from the hand of the robot standing at K, onto the top of K's stack; the object
+ *     must end above it, and a stack changes only at its top. So right before the companion's last arrival at K the object is neither at K
  *     nor held (the hand holds the companion), and the robot stands at K.
  *   - A companion must be the bottom of K's stack (item_on: the bottom bread), and no candidate
  *     of it is there now. It gets there when the robot standing at K puts it down on the empty

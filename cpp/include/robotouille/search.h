@@ -74,6 +74,11 @@ struct SearchOptions {
   // A*: also the projection bound (projection.h), built from the start state; the heuristic
   // is then the max of it and the bounds above.
   std::shared_ptr<const ProjectionSpec> projections;
+  // The task the projections are built for, if not the searched one: the same task with goal
+  // atoms that every reachable goal state satisfies added (python/robotouille/projections.py,
+  // implied_goal_task). Same facts, groundings and effects; only the goal differs. Not owned:
+  // the caller keeps it alive while the search runs.
+  const Task* projection_task = nullptr;
   std::vector<int32_t> robots;   // robot object ids in player order (turn-based, simultaneous)
   int64_t max_states = 0;        // 0: no limit
   int64_t max_memory_bytes = 0;  // 0: no limit
