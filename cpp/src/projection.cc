@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -298,17 +299,24 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   const TaskSpec& s = task_.spec;
   const auto count = static_cast<int32_t>(keys.size());
   const auto num_keys = static_cast<int32_t>(key_vars_.size());
-  Bits held;  // "a robot holds the object"
+  // Per robot: its bit "holds the object", by robot object. The via states must include every
+  // abstract state a real plan can be in at that step, so what F cannot tell counts as "does
+  // not hold" and "stands at K".
+  std::map<int32_t, int32_t> hold_bit;
   for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
-    if (bit_of[spec.hold_facts[2 * k + 1]] >= 0) held.set(bit_of[spec.hold_facts[2 * k + 1]]);
+    hold_bit[spec.hold_facts[2 * k]] = bit_of[spec.hold_facts[2 * k + 1]];
   }
-  // Per abstract state: whether no robot holds the object (the same under every combination).
+  auto holds = [&](const Bits& b, int32_t robot) {
+    const auto it = hold_bit.find(robot);
+    return it != hold_bit.end() && it->second >= 0 && b.test(it->second);
+  };
   std::vector<Bits> bits(static_cast<size_t>(count));
-  std::vector<bool> free(static_cast<size_t>(count));
-  for (int32_t id = 0; id < count; ++id) {
-    std::memcpy(bits[id].w, keys[id].data(), sizeof(bits[id].w));
-    free[id] = !(bits[id].w[0] & held.w[0]) && !(bits[id].w[1] & held.w[1]);
-  }
+  for (int32_t id = 0; id < count; ++id) std::memcpy(bits[id].w, keys[id].data(), 16);
+  // The robot whose position fact is F's bit `b` (its first argument).
+  auto robot_of = [&](int32_t b) {
+    const auto at = static_cast<size_t>(p.facts[b]) * static_cast<size_t>(s.fact_args_width);
+    return at < s.fact_args.size() ? s.fact_args[at] : -1;
+  };
   IntVec assign(s.goal_var_group.size(), -1), facts;
   std::vector<uint16_t> via(static_cast<size_t>(count));
   std::vector<IntVec> buckets;
@@ -329,18 +337,29 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
       assign[lift.var] = assign[lift.station] = -1;
       if (!one) continue;
       const int32_t at = bit_of[facts[0]];
-      // The robot's "at K" bit, where F has it: the step that needs the via state acts at K.
-      int32_t robot_at = -1;
+      // The robots' "at K" bits, where F has them: the step that needs the via state acts at K.
+      IntVec robot_at;  // (bit, robot) pairs
       for (const auto& [slot, robot_bit, object_bit] : p.colocated) {
-        if (object_bit == at) robot_at = robot_bit;
+        if (object_bit == at) robot_at.insert(robot_at.end(), {robot_bit, robot_of(robot_bit)});
       }
+      // Some robot (at K, where known) does not hold the object: the one acting there.
+      auto acting = [&](const Bits& b) {
+        if (robot_at.empty()) {
+          return hold_bit.empty() ||
+                 std::any_of(hold_bit.begin(), hold_bit.end(),
+                             [&](const auto& rb) { return !holds(b, rb.first); });
+        }
+        for (size_t k = 0; k < robot_at.size(); k += 2) {
+          if (b.test(robot_at[k]) && !holds(b, robot_at[k + 1])) return true;
+        }
+        return false;
+      };
       // Dial's algorithm: 0-1 edges, seeded with the goal distances of the via states.
       buckets.assign(1, {});
       for (int32_t id = 0; id < count; ++id) {
         via[id] = kUnreached;
         const uint16_t d = p.distance[cell(id)];
-        if (bits[id].test(at) || !free[id] || d >= kUnreached) continue;
-        if (robot_at >= 0 && !bits[id].test(robot_at)) continue;
+        if (bits[id].test(at) || d >= kUnreached || !acting(bits[id])) continue;
         via[id] = d;
         if (buckets.size() <= d) buckets.resize(d + 1u);
         buckets[d].push_back(id);
@@ -435,11 +454,15 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   if (arrivals) {
     p.arrival_bit = static_cast<int32_t>(p.facts.size());
     p.arrival_slots = robot_slots;
-    for (int32_t k = spec.colocated_begin.empty() ? 0 : spec.colocated_begin[index];
-         !spec.colocated_begin.empty() && k < spec.colocated_begin[index + 1]; ++k) {
-      const int32_t slot = spec.colocated[3 * k];
-      const int32_t a = bit_of[spec.colocated[3 * k + 1]], b = bit_of[spec.colocated[3 * k + 2]];
-      if (slot < robot_slots && a >= 0 && b >= 0) p.colocated.push_back({slot, a, b});
+  }
+  // Where robots could pick the object up: the arrivals' canonical bits and the lifts' via
+  // states read them (the latter also without arrivals).
+  for (int32_t k = spec.colocated_begin.empty() ? 0 : spec.colocated_begin[index];
+       !spec.colocated_begin.empty() && k < spec.colocated_begin[index + 1]; ++k) {
+    const int32_t slot = spec.colocated[3 * k];
+    const int32_t a = bit_of[spec.colocated[3 * k + 1]], b = bit_of[spec.colocated[3 * k + 2]];
+    if ((!arrivals || slot < robot_slots) && a >= 0 && b >= 0) {
+      p.colocated.push_back({slot, a, b});
     }
   }
 

@@ -37,13 +37,13 @@ hand and that pick an item up; ``_arrival_shapes`` checks them on the domain, an
 no arrival is counted.
 
 Lifts: a top bun that starts clear on its stack looks done to its own projection, though the
-patty must still go under it. With one robot, whenever a goal object that must join it at the
-table (a companion) is not there yet, the top must first wait somewhere else, neither at the
-table nor in hand, while the robot stands at the table. The same holds for every goal object at
-a table whose bottom item (the bottom bun) is not there yet: everything must leave the table
-before the bottom is put down. Such a role's distance then runs through a state like that
-(``projection.h`` gives the arguments; :func:`_lift_shapes` and :func:`_stack_shapes` check the
-stack shapes they rest on).
+patty must still go under it. Whenever a goal object that must join it at the table (a
+companion) is not there yet, the top must first wait somewhere else while a robot that does not
+hold it stands at the table (the one bringing the companion). The same holds for every goal
+object at a table whose bottom item (the bottom bun) is not there yet: everything must leave
+the table before the bottom is put down. Such a role's distance then runs through a state like
+that (``projection.h`` gives the arguments; :func:`_lift_shapes` and :func:`_stack_shapes`
+check the stack shapes they rest on).
 
 Invariants: a projection checks only the preconditions inside its facts, so it also reaches
 abstract states that no real state maps to (a bun with several items on it). Fact sets of which
@@ -707,11 +707,10 @@ def _lifts(
     other variables ``B`` (every item must leave K before the bottom is put down, where the
     domain has the shapes :func:`_stack_shapes` checks and the start state has them). Companions
     are in ``v``'s group, or have candidates disjoint from ``v``'s, so that a companion is never
-    ``v``'s object. Only with one robot whose hand is proven (:func:`_hands`): the argument
-    needs that hand busy with the companion.
+    ``v``'s object. Only where every robot's hand is proven (:func:`_hands`): the argument
+    needs the acting robot's hand busy with the companion.
     """
-    robots = sorted(view.robots)
-    if len(robots) != 1 or not any(robots[0] in view.args(f) for f in hand_facts):
+    if not all(any(r in view.args(f) for f in hand_facts) for r in view.robots):
         return []
     wanted_top = {"item_at"} if _lift_shapes(task.domain) else set()
     wanted_base = (
@@ -880,10 +879,10 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         held = {
             f for _, f in hold.get(o, []) if predicate_names[task.fact_pred[f]] == "has_item"
         }
-        if not arrivals_apply or not held:
+        if not held:
             return [0] * len(relevant), []
         codes: list[int] = []
-        triples: set[tuple[int, int, int]] = set()
+        triples: set[tuple[int, int, int]] = set()  # also without arrivals: the lifts read them
         for g in relevant:
             robot = int(task.owner[g])
             if robot not in slot_of:
@@ -904,7 +903,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
                         for f in view.pre_pos[g]
                         if f in facts and f not in robot_place and station & set(view.args(f))
                     )
-            codes.append(code + 8 * slot_of[robot] if code else 0)
+            codes.append(code + 8 * slot_of[robot] if code and arrivals_apply else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
 
     invariants = object_invariants(task, view)

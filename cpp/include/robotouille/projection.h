@@ -53,22 +53,23 @@
  *
  * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
  * table) while other goal objects, its companions, must join it there in a way that needs the
- * object out of the way first. Two kinds, both with one robot whose hand holds one thing at a
+ * object out of the way first. Two kinds, both where every robot's hand holds one thing at a
  * time (projections.py checks the domain's actions have the shapes each argument rests on):
  *   - The role wants its object at K above a companion (clear on top of K's stack, like the
  *     top bread, or above it in the goal's chain of atop atoms). A companion not at K yet gets
- *     there from the hand of the robot standing at K, onto the top of K's stack; the object
- *     must end above it, and a stack changes only at its top. So right before the companion's last arrival at K the object is neither at K
- *     nor held (the hand holds the companion), and the robot stands at K.
+ *     there from the hand of a robot standing at K, onto the top of K's stack; the object
+ *     must end above it, and a stack changes only at its top. So right before the companion's
+ *     last arrival at K the object is not at K, and a robot stands at K without holding it
+ *     (its hand holds the companion).
  *   - A companion must be the bottom of K's stack (item_on: the bottom bread), and no candidate
- *     of it is there now. It gets there when the robot standing at K puts it down on the empty
+ *     of it is there now. It gets there when a robot standing at K puts it down on the empty
  *     station (every station holds one stack, so empty means no item at all). So right before
- *     that, the object is neither at K nor held, and the robot stands at K.
+ *     that, the object is not at K, and a robot stands at K without holding it.
  * When, under combination c, some companion variable has no candidate where it must be, the
- * role's distance is therefore the distance through an abstract state where the object is
- * neither at K nor held and (where F has the robot's position) the robot stands at K (its
- * "via" table, from a second backward search seeded with the goal distances of those states),
- * not its plain goal distance.
+ * role's distance is therefore the distance through an abstract state like that (its "via"
+ * table, from a second backward search seeded with the goal distances of those states), not
+ * its plain goal distance. What F does not keep (a robot's position, its hand) is taken to
+ * allow the state, so every real plan still passes through a via state.
  *
  * Invariants: the tables may list fact sets of which no reachable state has two true
  * (python/robotouille/invariants.py proves them). A projection checks only the preconditions
