@@ -255,48 +255,54 @@ class Packer {
   std::vector<IntVec> configs_;
 };
 
-// Stored states: fixed-width rows plus a hash set of row ids.
+// Stored states: fixed-width rows plus a hash set of row ids. A slot keeps the row's 32-bit
+// hash next to its id, so a probe reads the row only when the hashes agree, and growing the
+// table never rehashes a row.
 class StateStore {
  public:
-  explicit StateStore(size_t width) : width_(width) { slots_.assign(1 << 16, kNone); }
+  explicit StateStore(size_t width) : width_(width) { slots_.assign(1 << 16, kEmpty); }
 
   // Returns (id, inserted).
   std::pair<uint32_t, bool> insert(const uint8_t* row) {
     if ((size_ + 1) * 10 > slots_.size() * 7) grow();
     const uint64_t mask = slots_.size() - 1;
-    for (uint64_t i = hash_bytes(row, width_) & mask;; i = (i + 1) & mask) {
-      const uint32_t id = slots_[i];
-      if (id == kNone) {
-        slots_[i] = static_cast<uint32_t>(size_);
+    const auto hash = static_cast<uint32_t>(hash_bytes(row, width_));
+    for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == kEmpty) {
+        slots_[i] = (uint64_t{hash} << 32) | size_;
         data_.insert(data_.end(), row, row + width_);
         return {static_cast<uint32_t>(size_++), true};
       }
-      if (std::memcmp(at(id), row, width_) == 0) return {id, false};
+      const auto id = static_cast<uint32_t>(slot);
+      if ((slot >> 32) == hash && std::memcmp(at(id), row, width_) == 0) return {id, false};
     }
   }
   const uint8_t* at(uint32_t id) const { return data_.data() + id * width_; }
   size_t size() const { return size_; }
   int64_t bytes() const {
-    return static_cast<int64_t>(data_.capacity() + slots_.capacity() * sizeof(uint32_t));
+    return static_cast<int64_t>(data_.capacity() + slots_.capacity() * sizeof(uint64_t));
   }
 
  private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};  // no row has id 0xFFFFFFFF (kNone)
+
   void grow() {
-    std::vector<uint32_t> old(slots_.size() * 2, kNone);
+    std::vector<uint64_t> old(slots_.size() * 2, kEmpty);
     old.swap(slots_);
     const uint64_t mask = slots_.size() - 1;
-    for (uint32_t id : old) {
-      if (id == kNone) continue;
-      uint64_t i = hash_bytes(at(id), width_) & mask;
-      while (slots_[i] != kNone) i = (i + 1) & mask;
-      slots_[i] = id;
+    for (uint64_t slot : old) {
+      if (slot == kEmpty) continue;
+      uint64_t i = (slot >> 32) & mask;
+      while (slots_[i] != kEmpty) i = (i + 1) & mask;
+      slots_[i] = slot;
     }
   }
 
   size_t width_;
   size_t size_ = 0;
   std::vector<uint8_t> data_;
-  std::vector<uint32_t> slots_;
+  std::vector<uint64_t> slots_;
 };
 
 template <typename T>
