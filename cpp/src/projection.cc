@@ -295,7 +295,8 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
                                     const std::vector<std::string>& keys,
                                     const std::vector<int16_t>& bit_of,
                                     const IntVec& reverse_begin, const IntVec& reverse_source,
-                                    const std::vector<uint8_t>& reverse_cost) {
+                                    const std::vector<uint8_t>& reverse_cost,
+                                    const IntVec& same_distances) {
   const TaskSpec& s = task_.spec;
   const auto count = static_cast<int32_t>(keys.size());
   const auto num_keys = static_cast<int32_t>(key_vars_.size());
@@ -320,6 +321,10 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   IntVec assign(s.goal_var_group.size(), -1), facts;
   std::vector<uint16_t> via(static_cast<size_t>(count));
   std::vector<IntVec> buckets;
+  // Columns whose distances, "at K" bit and robots' "at K" bits agree have the same via
+  // distances (most combinations differ only in key variables that other roles name).
+  const auto columns = static_cast<size_t>(num_combos_) * static_cast<size_t>(p.width);
+  std::map<std::tuple<int32_t, int32_t, IntVec>, size_t> done;
   for (size_t r = 0; r < p.roles.size(); ++r) {
     if (p.lift_of_role[r] < 0) continue;
     const Lift& lift = lifts_[p.lift_of_role[r]];
@@ -354,6 +359,15 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
         }
         return false;
       };
+      const size_t column = cell(0);
+      const auto [earlier, fresh] =
+          done.emplace(std::make_tuple(same_distances[column], at, robot_at), column);
+      if (!fresh) {
+        for (int32_t id = 0; id < count; ++id) {
+          p.via[id * columns + column] = p.via[id * columns + earlier->second];
+        }
+        continue;
+      }
       // Dial's algorithm: 0-1 edges, seeded with the goal distances of the via states.
       buckets.assign(1, {});
       for (int32_t id = 0; id < count; ++id) {
@@ -790,6 +804,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   }
   const size_t num_classes = class_of_bits.size();
   std::unordered_map<std::string, int32_t> column_of_goals;
+  IntVec same_distances(static_cast<size_t>(columns));  // per column: the first one like it
   std::string goals(num_classes, '\0');
   std::vector<uint16_t> dist(static_cast<size_t>(count));
   std::deque<int32_t> queue;
@@ -799,6 +814,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       goals[k] = static_cast<char>(class_goal[k * columns + column]);
     }
     const auto [same, fresh] = column_of_goals.emplace(goals, column);
+    same_distances[column] = same->second;
     if (!fresh) {
       for (int32_t id = 0; id < count; ++id) {
         const size_t row = static_cast<size_t>(id) * columns;
@@ -850,7 +866,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       distance_entries_ += static_cast<int64_t>(count) * columns;
       if (distance_entries_ > kMaxDistanceEntries) return false;
       p.via = p.distance;
-      build_via(p, spec, index, keys_list, bit_of, reverse_begin, reverse_source, reverse_cost);
+      build_via(p, spec, index, keys_list, bit_of, reverse_begin, reverse_source, reverse_cost,
+                same_distances);
     }
   }
   // Abstract states without running timers (most) get an open-addressing table on their two

@@ -414,11 +414,11 @@ def _lift_shapes(domain: Domain) -> bool:
 
     An item arrives at a station only from the hand of a robot standing there (every action
     that makes ``item_at(i, s)`` true needs ``has_item(r, i)`` and ``loc(r, s)`` and makes the
-    first false); an item leaves a station
-    only from the top of its stack (every action that makes ``item_at(i, s)`` false needs
-    ``clear(i)``); an item is uncovered only by the item on it leaving (every action that makes
-    ``clear(y)`` true either puts down the held ``y``, or needs ``atop(z, y)`` and makes
-    ``item_at(z, s)`` false). No special effect writes these predicates.
+    first false); an item leaves a station only from the top of its stack (every action that
+    makes ``item_at(i, s)`` false needs ``clear(i)``); an item is uncovered only by the item on
+    it leaving (every action that makes ``clear(y)`` true either puts down the held ``y``, or
+    needs ``atop(z, y)`` and makes ``item_at(z, s)`` false). No special effect writes these
+    predicates.
     """
     if not _only_actions_write(domain, _LIFT_PREDICATES):
         return False

@@ -240,10 +240,11 @@ class ProjectionHeuristic {
   // Validates spec.lifts and fills lifts_ (after the combinations are known).
   void read_lifts(const ProjectionSpec& spec);
   // Fills p.via for p's lifted roles from p.distance over the reverse edges (see "Lifts").
+  // `same_distances`: per column of p.distance, the first column with the same distances.
   void build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
                  const std::vector<std::string>& keys, const std::vector<int16_t>& bit_of,
                  const IntVec& reverse_begin, const IntVec& reverse_source,
-                 const std::vector<uint8_t>& reverse_cost);
+                 const std::vector<uint8_t>& reverse_cost, const IntVec& same_distances);
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
              const int32_t* counters, int64_t max_states, const std::function<bool()>& stop);
 
