@@ -626,6 +626,24 @@ def _key_combinations(task: CompiledTask) -> int:
     return int(np.prod([len(task.goal_candidates[v]) for v in _key_variables(task)]))
 
 
+def _stack_facts(task: CompiledTask) -> tuple[list[tuple[int, str, tuple[int, ...]]], set[int]]:
+    """The task's facts of stack predicates as (fact, predicate, arguments), and its stations.
+
+    Computed once per task (the planner checks every start state against them).
+    """
+    found = task.__dict__.get("_stack_facts")
+    if found is None:
+        names = [p.name for p in task.domain.predicates]
+        facts: list[tuple[int, str, tuple[int, ...]]] = []
+        for f in range(task.num_pred_facts):
+            name = names[int(task.fact_pred[f])]
+            if name in _STACK_PREDICATES:
+                facts.append((f, name, tuple(int(a) for a in task.fact_args[f] if a >= 0)))
+        stations = {args[0] for _, name, args in facts if name == "station_empty"}
+        found = task.__dict__["_stack_facts"] = (facts, stations)
+    return found
+
+
 def stations_hold_stacks(task: CompiledTask, bits: npt.NDArray[np.bool_]) -> bool:
     """Whether every station holds one stack in the state, as :func:`_stack_shapes` keeps.
 
@@ -637,16 +655,9 @@ def stations_hold_stacks(task: CompiledTask, bits: npt.NDArray[np.bool_]) -> boo
         True when the stack facts are consistent: see :func:`_stack_shapes` for what that
         means. The lifts of the projection bound rest on it.
     """
-    names = [p.name for p in task.domain.predicates]
+    facts, stations = _stack_facts(task)
     true: dict[str, list[tuple[int, ...]]] = {name: [] for name in _STACK_PREDICATES}
-    stations: set[int] = set()
-    for f in range(task.num_pred_facts):
-        name = names[int(task.fact_pred[f])]
-        if name not in _STACK_PREDICATES:
-            continue
-        args = tuple(int(a) for a in task.fact_args[f] if a >= 0)
-        if name == "station_empty":
-            stations.add(args[0])
+    for f, name, args in facts:
         if bits[f]:
             true[name].append(args)
     at: dict[int, list[int]] = {}
