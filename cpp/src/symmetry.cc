@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "robotouille/kernels.h"
 #include "table_checks.h"
@@ -53,6 +55,26 @@ Canonicalizer::Canonicalizer(const Task& task, SymmetrySpec spec)
             "pair_fact_begin");
   require(s.pair_facts.size() % 2 == 0, "pair_facts has an odd length");
   for (int32_t f : s.pair_facts) require(f >= 0 && f < task.num_facts, "fact out of range");
+  // Each pair's exchanges, grouped by (word of a, word of b, distance): one masked exchange
+  // per group swaps them all at once. A transposition of objects exchanges disjoint facts.
+  swap_begin_.push_back(0);
+  std::vector<uint8_t> seen(static_cast<size_t>(task.num_facts), 0);
+  for (int32_t pair = 0; pair < pairs; ++pair) {
+    std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> masks;
+    for (int32_t i = s.pair_fact_begin[pair]; i < s.pair_fact_begin[pair + 1]; ++i) {
+      const int32_t a = s.pair_facts[2 * i], b = s.pair_facts[2 * i + 1];
+      require(a != b && !seen[a] && !seen[b], "a pair exchanges a fact twice");
+      seen[a] = seen[b] = 1;
+      masks[{a >> 6, b >> 6, (b & 63) - (a & 63)}] |= uint64_t{1} << (a & 63);
+    }
+    for (int32_t i = s.pair_fact_begin[pair]; i < s.pair_fact_begin[pair + 1]; ++i) {
+      seen[s.pair_facts[2 * i]] = seen[s.pair_facts[2 * i + 1]] = 0;
+    }
+    for (const auto& [key, mask] : masks) {
+      swaps_.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), mask});
+    }
+    swap_begin_.push_back(static_cast<int32_t>(swaps_.size()));
+  }
   check_csr(s.pair_template_begin, static_cast<size_t>(pairs), s.pair_templates.size() / 2,
             "pair_template_begin");
   require(s.pair_templates.size() % 2 == 0, "pair_templates has an odd length");
@@ -115,13 +137,13 @@ int32_t Canonicalizer::partner(int32_t pair, int32_t t) const {
 }
 
 void Canonicalizer::apply_pair(int32_t pair, uint64_t* words, int32_t* counters) {
-  for (int32_t i = spec_.pair_fact_begin[pair]; i < spec_.pair_fact_begin[pair + 1]; ++i) {
-    const int32_t a = spec_.pair_facts[2 * i], b = spec_.pair_facts[2 * i + 1];
-    const bool va = test_bit(words, a), vb = test_bit(words, b);
-    if (va != vb) {
-      set_bit(words, a, vb);
-      set_bit(words, b, va);
-    }
+  for (int32_t i = swap_begin_[pair]; i < swap_begin_[pair + 1]; ++i) {
+    const FactSwap& x = swaps_[i];
+    const uint64_t b = words[x.word_b];
+    const uint64_t diff =
+        (words[x.word_a] ^ (x.shift >= 0 ? b >> x.shift : b << -x.shift)) & x.mask;
+    words[x.word_a] ^= diff;
+    words[x.word_b] ^= x.shift >= 0 ? diff << x.shift : diff >> -x.shift;
   }
   const int32_t length = counters[1];
   if (length == 0 || spec_.pair_template_begin[pair] == spec_.pair_template_begin[pair + 1]) {

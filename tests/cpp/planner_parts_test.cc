@@ -94,6 +94,48 @@ TEST(CanonicalizerTest, RejectsTablesThatDoNotFitTheTask) {
   EXPECT_THROW(Canonicalizer(task, bad), std::invalid_argument);
 }
 
+TEST(CanonicalizerTest, ExchangesFactsAcrossWordsInBothDirections) {
+  // Objects 0 and 1, interchangeable; three predicates, one fact per object each, laid out so
+  // that the exchanges go up a word (3 <-> 70), down a word (69 <-> 2) and within one (10 <-> 12).
+  FixtureBuilder b(130);
+  b.add_objects(2, "thing");
+  b.fact_args.assign(130, -1);
+  SymmetrySpec s;
+  s.fact_pred.assign(130, -1);
+  const int32_t facts[3][2] = {{3, 70}, {69, 2}, {10, 12}};
+  for (int32_t pred = 0; pred < 3; ++pred) {
+    for (int32_t object = 0; object < 2; ++object) {
+      b.fact_args[facts[pred][object]] = object;
+      s.fact_pred[facts[pred][object]] = pred;
+    }
+  }
+  b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
+  const Task task = b.task();
+  s.class_begin = {0, 2};
+  s.class_objects = {0, 1};
+  s.pair_fact_begin = {0, 0, 3, 3, 3};  // pair (0, 1) exchanges the three pairs
+  s.pair_facts = {3, 70, 69, 2, 10, 12};
+  s.pair_template_begin = {0, 0, 0, 0, 0};
+  s.template_object_begin = {0};
+  Canonicalizer canon(task, s);
+  State first(task), second(task);
+  for (int32_t pred = 0; pred < 3; ++pred) {
+    first.set(facts[pred][0]);
+    second.set(facts[pred][1]);
+  }
+  canon.canonicalize(first.words.data(), first.counters.data(), nullptr);
+  canon.canonicalize(second.words.data(), second.counters.data(), nullptr);
+  EXPECT_EQ(first.words, second.words);
+  // The representative has all three facts of one object and none of the other.
+  const bool zero = first.bit(3);
+  for (int32_t pred = 0; pred < 3; ++pred) {
+    EXPECT_EQ(first.bit(facts[pred][0]), zero);
+    EXPECT_EQ(first.bit(facts[pred][1]), !zero);
+  }
+  s.pair_facts = {3, 70, 70, 2, 10, 12};  // 70 exchanged twice: not a transposition
+  EXPECT_THROW(Canonicalizer(task, s), std::invalid_argument);
+}
+
 TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
   // The token must reach cell 0, a goal constant, so only cells 1 and 2 are interchangeable.
   const Task pinned = cells_task(0);

@@ -14,7 +14,7 @@
  * mutable facts and active special effects it takes part in, where the other arguments are
  * named by their class (for class members) or their identity (others). Within each class the
  * roles are sorted by (signature, current position) with at most k - 1 transpositions, each
- * applied to the fact bits (precomputed pairs of facts to exchange) and to the counters (the
+ * applied to the fact bits (precomputed masked word swaps) and to the counters (the
  * active-effect list is renamed and the node words of exchanged templates move with them).
  * Invariant kept by the engine and relied on here: templates not in the active list have
  * all-zero node words.
@@ -64,6 +64,14 @@ class Canonicalizer {
   int32_t num_classes_ = 0;
   IntVec class_of_;    // per object: its class, or -1
   IntVec pair_base_;   // per class: index of its (0, 0) pair row
+  // Per pair (CSR): its fact exchanges as masked word swaps. The facts at mask's bits of
+  // word_a trade places with those `shift` bits higher (lower, if negative) in word_b.
+  struct FactSwap {
+    int32_t word_a, word_b, shift;
+    uint64_t mask;
+  };
+  IntVec swap_begin_;
+  std::vector<FactSwap> swaps_;
   std::vector<uint64_t> relevant_;  // facts that mention a class member
   IntVec contrib_begin_, contrib_object_;  // per fact: (member, hash) added to its signature
   std::vector<uint64_t> contrib_value_;
