@@ -542,7 +542,8 @@ NB_MODULE(_core, m) {
       [](const Task& t, WordsRow words, CountersRow counters, const std::string& algorithm,
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
-         nb::object projections, nb::object packing, nb::object projection_task) {
+         nb::object projections, nb::object packing, nb::object projection_task,
+         nb::object projection_limits) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
@@ -557,6 +558,25 @@ NB_MODULE(_core, m) {
         }
         // Kept alive by the caller's reference for the whole call.
         if (!projection_task.is_none()) o.projection_task = &nb::cast<const Task&>(projection_task);
+        if (!projection_limits.is_none()) {
+          robotouille::ProjectionLimits& l = o.projection_limits;
+          for (auto [key, value] : nb::cast<nb::dict>(projection_limits)) {
+            const std::string name = nb::cast<std::string>(key);
+            if (name == "max_states") {
+              l.max_states = nb::cast<int64_t>(value);
+            } else if (name == "max_total_states") {
+              l.max_total_states = nb::cast<int64_t>(value);
+            } else if (name == "upgrade_states") {
+              l.upgrade_states = nb::cast<int64_t>(value);
+            } else if (name == "upgrade_total_states") {
+              l.upgrade_total_states = nb::cast<int64_t>(value);
+            } else if (name == "upgrade_seconds") {
+              l.upgrade_seconds = nb::cast<double>(value);
+            } else {
+              throw std::invalid_argument("unknown projection limit '" + name + "'");
+            }
+          }
+        }
         // Polled from the searching thread with the GIL released: take it briefly to run
         // Python's signal handlers (Ctrl-C in the main thread) and the caller's cancel check.
         bool interrupted = false;
@@ -594,12 +614,15 @@ NB_MODULE(_core, m) {
       nb::arg("cancel").none() = nb::none(), nb::arg("symmetry").none() = nb::none(),
       nb::arg("projections").none() = nb::none(), nb::arg("packing").none() = nb::none(),
       nb::arg("projection_task").none() = nb::none(),
+      nb::arg("projection_limits").none() = nb::none(),
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
       "packing: robotouille.invariants' packing tables (at-most-one fact sets), or None. "
       "projection_task: the task the projections are built for (the same task with implied "
-      "goal atoms added), or None for task itself. The GIL is released while searching.");
+      "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
+      "building the projections (max_states, max_total_states, upgrade_states, "
+      "upgrade_total_states, upgrade_seconds), or None. The GIL is released while searching.");
 
   m.def(
       "heuristic_value",

@@ -42,9 +42,10 @@ EXAMPLES = SHARED / "reference" / "robotouille" / "environments" / "env_generato
 needs_shared = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="../shared is not available")
 
 
-def bound(env: robotouille.Env, **tables: Any) -> int:
+def bound(env: robotouille.Env, *, upgrades: bool = True, **tables: Any) -> int:
     """The A* bound at the env's state: max(projections, time bound); by default with the
-    tables the planner uses there, else with the given ones (for the env's own task)."""
+    tables the planner uses there, else with the given ones (for the env's own task). Without
+    upgrades, no projection grows past the first caps (to compare tables at equal caps)."""
     projection_task = None
     if not tables:
         bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
@@ -57,6 +58,7 @@ def bound(env: robotouille.Env, **tables: Any) -> int:
         max_states=1,
         projections=tables,
         projection_task=projection_task,
+        projection_limits=None if upgrades else {"upgrade_states": 0},
     )
     value: int = stats["initial_h"]
     return value
@@ -398,6 +400,36 @@ def test_lifts_with_two_robots_wait_for_a_robot_at_the_table() -> None:
         action["immediate_fx"] = [p for p in action["immediate_fx"] if p["predicate"] != "nothing"]
     unproven = robotouille.load(layout, domain).task
     assert find_projections(implied_goal_task(unproven)).lifts == []
+
+
+def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_out() -> None:
+    """Two robots multiply an item's projection by their position pairs, so the first caps
+    keep only the fallbacks (no positions); the upgrade pass builds the full rows, which raises
+    the bound and keeps it within the steps to go. An upgrade predicted to end after
+    upgrade_seconds is not started."""
+    (instance,) = datasets.load("multi_agent", seeds=[168], tasks=["1_lettuce_burger"])
+    env = instance.load()
+    plan = robotouille.plan(env)
+    assert plan.length == instance.optimal_length
+    assert bound(env) > bound(env, upgrades=False)
+    _, _, stats = _core.search(
+        env.task.core,
+        env._words[0],
+        env._counters[0],
+        lmcut=False,
+        max_states=1,
+        projections=_projection_tables(env),
+        projection_limits={"upgrade_seconds": 1e-9},
+    )
+    assert stats["initial_h"] == bound(env, upgrades=False, **_projection_tables(env))
+    for i, action in enumerate(plan.actions):
+        if i % 8 == 0:
+            assert bound(env) <= plan.length - i
+        env.step(action)
+    with pytest.raises(ValueError, match="unknown projection limit 'states'"):
+        _core.search(
+            env.task.core, env._words[0], env._counters[0], projection_limits={"states": 1}
+        )
 
 
 def test_goal_items_leave_for_the_bottom_only_under_the_stack_shapes() -> None:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "robotouille/kernels.h"
+#include "id_index.h"
 #include "table_checks.h"
 
 namespace robotouille {
@@ -38,6 +40,26 @@ size_t plain_slot(uint64_t a, uint64_t b, size_t slots) {
 
 using Bits = ProjectionHeuristic::Bits;
 
+// The number of combinations of the facts that row `full` keeps and row `coarse` does not (the
+// robots' positions), grouped by their first argument (the robot): one true fact per group.
+int64_t position_combinations(const Task& task, const ProjectionSpec& spec, size_t full,
+                              size_t coarse) {
+  const auto first = spec.facts.begin() + spec.fact_begin[coarse];
+  const auto last = spec.facts.begin() + spec.fact_begin[coarse + 1];
+  std::map<int32_t, int64_t> per_subject;
+  for (int32_t i = spec.fact_begin[full]; i < spec.fact_begin[full + 1]; ++i) {
+    const int32_t fact = spec.facts[i];
+    if (std::find(first, last, fact) != last) continue;
+    const auto at = static_cast<size_t>(fact) * static_cast<size_t>(task.spec.fact_args_width);
+    ++per_subject[at < task.spec.fact_args.size() ? task.spec.fact_args[at] : -1];
+  }
+  int64_t product = 1;
+  for (const auto& [subject, count] : per_subject) {
+    product = std::min<int64_t>(product * count, int64_t{1} << 40);
+  }
+  return product;
+}
+
 // A relevant grounding, restricted to the projection's facts.
 struct LocalAction {
   int32_t grounding;
@@ -53,9 +75,11 @@ struct LocalAction {
 
 ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec& spec,
                                          const uint64_t* words, const int32_t* counters,
-                                         std::function<bool()> stop, int64_t max_states,
-                                         int64_t max_total_states)
+                                         std::function<bool()> stop,
+                                         const ProjectionLimits& limits)
     : task_(task) {
+  using clock = std::chrono::steady_clock;
+  const auto started = clock::now();
   const auto n = spec.objects.size();
   check_csr(spec.fact_begin, n, spec.facts.size(), "fact_begin");
   check_csr(spec.template_begin, n, spec.templates.size(), "template_begin");
@@ -167,13 +191,76 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   key_vars_ = spec.key_vars;
   assign_roles(spec);
   read_lifts(spec);
-  bool built = false;  // whether the previous row was built
-  for (size_t p = 0; p < n; ++p) {
-    if (spec.fallback[p] && built) continue;
-    const int64_t left = max_total_states - abstract_states_;
-    built = left > 0 && build(spec, static_cast<int32_t>(p), words, counters,
-                              std::min(max_states, left), stop);
-    if (!built && stop && stop()) break;
+  // An object with two rows (the second its fallback, without the robots' positions) builds
+  // the fallback first, and the full row only where its predicted size (the fallback's states
+  // times the robots' position combinations) fits the caps: a failed attempt costs about as
+  // much as a success. A built full row replaces its fallback (it keeps more facts, so it
+  // bounds no lower). Full rows over the first caps but within the upgrade caps are built
+  // afterwards, smallest first, while limits allow (ProjectionLimits); an upgrade cut short
+  // keeps its fallback.
+  auto build_row = [&](size_t row, int64_t row_cap, int64_t total_cap, int64_t room,
+                       const std::function<bool()>& halt) {
+    const int64_t left = total_cap - abstract_states_ + room;
+    return left > 0 && build(spec, static_cast<int32_t>(row), words, counters,
+                             std::min(row_cap, left), halt);
+  };
+  auto replace = [&](size_t fallback) {  // by the projection just built
+    abstract_states_ -= projections_[fallback].states;
+    distance_entries_ -= static_cast<int64_t>(projections_[fallback].distance.size() +
+                                              projections_[fallback].via.size());
+    projections_[fallback] = std::move(projections_.back());
+    projections_.pop_back();
+  };
+  struct Upgrade {
+    int64_t predicted;
+    size_t row, fallback;  // the full row; its fallback's index in projections_
+  };
+  std::vector<Upgrade> upgrades;
+  const int64_t max_states = limits.max_states, max_total = limits.max_total_states;
+  for (size_t row = 0; row < n; ++row) {
+    if (spec.fallback[row]) continue;  // built with the row before it
+    if (row + 1 >= n || !spec.fallback[row + 1]) {
+      if (!build_row(row, max_states, max_total, 0, stop) && stop && stop()) break;
+      continue;
+    }
+    if (!build_row(row + 1, max_states, max_total, 0, stop)) {
+      if (stop && stop()) break;
+      continue;  // the full row has at least as many states
+    }
+    const size_t fallback = projections_.size() - 1;
+    const int64_t coarse = projections_[fallback].states;
+    const int64_t predicted = coarse * position_combinations(task_, spec, row, row + 1);
+    if (predicted > std::min(max_states, max_total - abstract_states_ + coarse)) {
+      upgrades.push_back({predicted, row, fallback});
+    } else if (build_row(row, max_states, max_total, coarse, stop)) {
+      replace(fallback);
+    } else if (stop && stop()) {
+      break;
+    }
+  }
+  std::stable_sort(upgrades.begin(), upgrades.end(),
+                   [](const Upgrade& a, const Upgrade& b) { return a.predicted < b.predicted; });
+  auto seconds = [&]() { return std::chrono::duration<double>(clock::now() - started).count(); };
+  const bool timed = limits.upgrade_seconds > 0;
+  const std::function<bool()> halt_upgrade = [&]() {
+    return (stop && stop()) || (timed && seconds() > limits.upgrade_seconds);
+  };
+  for (const Upgrade& u : upgrades) {
+    const int64_t coarse = projections_[u.fallback].states;
+    // The seconds per kept state so far predict the upgrade's time (slightly high: replaced
+    // and failed builds took time too).
+    const double per_state =
+        seconds() / static_cast<double>(std::max<int64_t>(abstract_states_, 1));
+    const double expected = seconds() + per_state * static_cast<double>(u.predicted);
+    if ((timed && expected > limits.upgrade_seconds) || halt_upgrade() ||
+        u.predicted > std::min(limits.upgrade_states,
+                               limits.upgrade_total_states - abstract_states_ + coarse)) {
+      break;
+    }
+    if (build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, coarse,
+                  halt_upgrade)) {
+      replace(u.fallback);
+    }
   }
   // Members of each group; a variable is free when some candidate of it is not a member.
   for (size_t i = 0; i < projections_.size(); ++i) {
@@ -522,18 +609,19 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // Forward enumeration. Abstract states are keys (see project()); the engine runs on scratch
   // full states that are zero outside F and T.
   std::vector<std::string> keys_list;
-  std::unordered_map<std::string, int32_t> ids;
+  IdIndex key_index;
   std::vector<Edge> edges;
   IntVec edge_begin{0};
   std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
   IntVec work_counters(static_cast<size_t>(task_.num_counters));
   auto intern_key = [&](const std::string& key) -> int32_t {
-    const auto found = ids.find(key);
-    if (found != ids.end()) return found->second;
-    const auto id = static_cast<int32_t>(keys_list.size());
-    ids.emplace(key, id);
-    keys_list.push_back(key);
-    return id;
+    const auto hash = static_cast<uint32_t>(
+        hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+    const auto [id, fresh] =
+        key_index.find_or_insert(hash, static_cast<uint32_t>(keys_list.size()),
+                                 [&](uint32_t k) { return keys_list[k] == key; });
+    if (fresh) keys_list.push_back(key);
+    return static_cast<int32_t>(id);
   };
   // Interns key_, and with arrival bits also its canonical twin: the key a state's bound is
   // read with (see canonical_arrivals), so that every reachable state's is there.
@@ -592,8 +680,11 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   auto materialize = [&](const std::string& key) {
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
-    for (size_t i = 0; i < p.facts.size(); ++i) {
-      if (bits.test(static_cast<int32_t>(i))) set_bit(work.data(), p.facts[i], true);
+    for (int32_t w = 0; w < 2; ++w) {
+      for (uint64_t b = bits.w[w]; b; b &= b - 1) {
+        const auto i = static_cast<size_t>(64 * w + std::countr_zero(b));
+        if (i < p.facts.size()) set_bit(work.data(), p.facts[i], true);  // not arrival bits
+      }
     }
     size_t at = sizeof(bits.w);
     int32_t length = 0;
@@ -742,8 +833,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     optimistic.back() = (uint64_t{1} << (task_.num_facts % 64)) - 1;
   }
   const int32_t columns = num_combos_ * p.width;  // distances per abstract state
-  distance_entries_ += static_cast<int64_t>(count) * columns;
-  if (distance_entries_ > kMaxDistanceEntries) return false;
+  int64_t entries = static_cast<int64_t>(count) * columns;
+  if (distance_entries_ + entries > kMaxDistanceEntries) return false;
   p.distance.assign(static_cast<size_t>(count) * columns, kUnreached);
   // Goal tests depend only on the bits of F that some goal atom can name (not, e.g., on where
   // the robot stands), so they are computed once per distinct value of those bits: per
@@ -863,8 +954,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       }
     }
     if (lifted) {
-      distance_entries_ += static_cast<int64_t>(count) * columns;
-      if (distance_entries_ > kMaxDistanceEntries) return false;
+      entries *= 2;
+      if (distance_entries_ + entries > kMaxDistanceEntries) return false;
       p.via = p.distance;
       build_via(p, spec, index, keys_list, bit_of, reverse_begin, reverse_source, reverse_cost,
                 same_distances);
@@ -872,26 +963,29 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   }
   // Abstract states without running timers (most) get an open-addressing table on their two
   // words; the others stay in the string map.
+  const auto plain = static_cast<size_t>(std::count_if(
+      keys_list.begin(), keys_list.end(), [](const std::string& k) { return k.size() == 16; }));
   size_t slots = 16;
-  while (slots < 2 * ids.size()) slots *= 2;
+  while (slots < 2 * plain) slots *= 2;
   p.plain_keys.assign(slots * 2, 0);
   p.plain_ids.assign(slots, -1);
-  for (auto it = ids.begin(); it != ids.end();) {
-    if (it->first.size() != 16) {
-      ++it;
+  for (int32_t id = 0; id < count; ++id) {
+    const std::string& key = keys_list[id];
+    if (key.size() != 16) {
+      p.ids.emplace(key, id);
       continue;
     }
     uint64_t w[2];
-    std::memcpy(w, it->first.data(), 16);
+    std::memcpy(w, key.data(), 16);
     size_t i = plain_slot(w[0], w[1], slots);
     while (p.plain_ids[i] >= 0) i = (i + 1) & (slots - 1);
     p.plain_keys[2 * i] = w[0];
     p.plain_keys[2 * i + 1] = w[1];
-    p.plain_ids[i] = it->second;
-    it = ids.erase(it);
+    p.plain_ids[i] = id;
   }
-  p.ids = std::move(ids);
+  p.states = count;
   abstract_states_ += count;
+  distance_entries_ += entries;
   projections_.push_back(std::move(p));
   return true;
 }

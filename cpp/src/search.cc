@@ -16,6 +16,7 @@
 
 #include "robotouille/heuristic.h"
 #include "robotouille/kernels.h"
+#include "id_index.h"
 #include "table_checks.h"
 
 namespace robotouille {
@@ -49,23 +50,6 @@ std::vector<uint8_t> mutable_facts(const Task& task) {
     }
   }
   return out;
-}
-
-uint64_t hash_bytes(const uint8_t* p, size_t n) {
-  uint64_t h = 0x243F6A8885A308D3ULL ^ n;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t v;
-    std::memcpy(&v, p + i, 8);
-    h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
-    h ^= h >> 29;
-  }
-  uint64_t tail = 0;
-  std::memcpy(&tail, p + i, n - i);
-  h = (h ^ tail) * 0xBF58476D1CE4E5B9ULL;
-  h ^= h >> 31;
-  h *= 0x94D049BB133111EBULL;
-  return h ^ (h >> 29);
 }
 
 // Packs (words, counters) into fixed-width byte strings and back (see search.h).
@@ -168,8 +152,8 @@ class Packer {
   }
 
   int64_t bytes() const {
-    int64_t total = static_cast<int64_t>(configs_.size()) * 64;
-    for (const IntVec& c : configs_) total += static_cast<int64_t>(c.capacity()) * 4 * 2;
+    int64_t total = config_ids_.bytes() + static_cast<int64_t>(configs_.size()) * 32;
+    for (const IntVec& c : configs_) total += static_cast<int64_t>(c.capacity()) * 4;
     return total;
   }
 
@@ -232,13 +216,12 @@ class Packer {
     }
     key_.insert(key_.end(), counters + task_.rank_offset,
                 counters + task_.rank_offset + task_.num_ranked);
-    // Reuses one buffer: a string is allocated only for a configuration seen the first time.
-    key_bytes_.assign(reinterpret_cast<const char*>(key_.data()), key_.size() * 4);
-    const auto found = config_ids_.find(key_bytes_);
-    if (found != config_ids_.end()) return found->second;
-    const auto id = static_cast<uint32_t>(configs_.size());
-    config_ids_.emplace(key_bytes_, id);
-    configs_.push_back(key_);
+    const auto hash = static_cast<uint32_t>(
+        hash_bytes(reinterpret_cast<const uint8_t*>(key_.data()), key_.size() * 4));
+    const auto [id, fresh] =
+        config_ids_.find_or_insert(hash, static_cast<uint32_t>(configs_.size()),
+                                   [&](uint32_t c) { return configs_[c] == key_; });
+    if (fresh) configs_.push_back(key_);
     return id;
   }
 
@@ -250,59 +233,36 @@ class Packer {
   int32_t fact_bytes_ = 0, width_ = 0;
   std::vector<uint64_t> scratch_, static_words_;
   IntVec key_;
-  std::string key_bytes_;
-  std::unordered_map<std::string, uint32_t> config_ids_;
+  IdIndex config_ids_;
   std::vector<IntVec> configs_;
 };
 
-// Stored states: fixed-width rows plus a hash set of row ids. A slot keeps the row's 32-bit
-// hash next to its id, so a probe reads the row only when the hashes agree, and growing the
-// table never rehashes a row.
+// Stored states: fixed-width rows plus an IdIndex of them (the visited set).
 class StateStore {
  public:
-  explicit StateStore(size_t width) : width_(width) { slots_.assign(1 << 16, kEmpty); }
+  explicit StateStore(size_t width) : width_(width), index_(1 << 16) {}
 
   // Returns (id, inserted).
   std::pair<uint32_t, bool> insert(const uint8_t* row) {
-    if ((size_ + 1) * 10 > slots_.size() * 7) grow();
-    const uint64_t mask = slots_.size() - 1;
     const auto hash = static_cast<uint32_t>(hash_bytes(row, width_));
-    for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
-      const uint64_t slot = slots_[i];
-      if (slot == kEmpty) {
-        slots_[i] = (uint64_t{hash} << 32) | size_;
-        data_.insert(data_.end(), row, row + width_);
-        return {static_cast<uint32_t>(size_++), true};
-      }
-      const auto id = static_cast<uint32_t>(slot);
-      if ((slot >> 32) == hash && std::memcmp(at(id), row, width_) == 0) return {id, false};
+    const auto found = index_.find_or_insert(hash, static_cast<uint32_t>(size_), [&](uint32_t id) {
+      return std::memcmp(at(id), row, width_) == 0;
+    });
+    if (found.second) {
+      data_.insert(data_.end(), row, row + width_);
+      ++size_;
     }
+    return found;
   }
   const uint8_t* at(uint32_t id) const { return data_.data() + id * width_; }
   size_t size() const { return size_; }
-  int64_t bytes() const {
-    return static_cast<int64_t>(data_.capacity() + slots_.capacity() * sizeof(uint64_t));
-  }
+  int64_t bytes() const { return static_cast<int64_t>(data_.capacity()) + index_.bytes(); }
 
  private:
-  static constexpr uint64_t kEmpty = ~uint64_t{0};  // no row has id 0xFFFFFFFF (kNone)
-
-  void grow() {
-    std::vector<uint64_t> old(slots_.size() * 2, kEmpty);
-    old.swap(slots_);
-    const uint64_t mask = slots_.size() - 1;
-    for (uint64_t slot : old) {
-      if (slot == kEmpty) continue;
-      uint64_t i = (slot >> 32) & mask;
-      while (slots_[i] != kEmpty) i = (i + 1) & mask;
-      slots_[i] = slot;
-    }
-  }
-
   size_t width_;
   size_t size_ = 0;
   std::vector<uint8_t> data_;
-  std::vector<uint64_t> slots_;
+  IdIndex index_;
 };
 
 template <typename T>
@@ -363,8 +323,13 @@ class Searcher {
           projected.num_nodes != task.num_nodes || projected.num_counters != task.num_counters) {
         throw std::invalid_argument("projection_task is not the searched task with another goal");
       }
+      // Larger projections make a tighter bound but take seconds to build: under a time
+      // limit, upgrades must end within 40% of it (by default).
+      ProjectionLimits limits = options.projection_limits;
+      if (limits.upgrade_seconds <= 0) limits.upgrade_seconds = 0.4 * options.time_limit;
       projection_ = std::make_unique<ProjectionHeuristic>(projected, *options.projections,
-                                                          words_.data(), counters_.data(), stop);
+                                                          words_.data(), counters_.data(), stop,
+                                                          limits);
       stats_.abstract_states = projection_->abstract_states();
       // The time bound (h_max of the relaxed task, delays counted) costs ~50 projection
       // lookups per state. Keep it only where it says more than the projections at the start:

@@ -82,9 +82,9 @@
  * Merged facts: a row may merge facts of one invariant into one bit, their disjunction (which
  * of a dozen distractor items lies on a bun matters less than whether one does). The tables
  * merge only facts that no template reads or writes, that every grounding deleting one needs
- * true, and of which no grounding writes two. Then the bit follows every real step exactly: a grounding that needs a merged
- * fact needs the bit, one that makes it true sets the bit, and one that deletes it had it as
- * the one true fact of its invariant, so the bit clears. A grounding that needs a merged fact
+ * true, and of which no grounding writes two. Then the bit follows every real step exactly: a
+ * grounding that needs a merged fact needs the bit, one that makes it true sets the bit, and one
+ * that deletes it had it as the one true fact of its invariant, so the bit clears. A grounding that needs a merged fact
  * false keeps only its other conditions, and the abstract goal takes every merged fact as its
  * bit says. Both only let the projection do more, so it still never overestimates.
  *
@@ -93,8 +93,11 @@
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
  * distance up: a few hash lookups per state. A projection with more than max_states abstract
  * states (or that a stop request interrupts) is dropped: it then adds 0, unless the tables give a
- * coarser fallback for the same object (without the robots' positions), which is built instead.
- * The total of abstract states over all projections is capped as well (max_total_states).
+ * coarser fallback for the same object (without the robots' positions). The fallback is built
+ * first; the full row follows when the fallback's size times the robots' position combinations
+ * fits the caps, and replaces it (it keeps more facts, so it bounds no lower). Full rows that do
+ * not fit get a second pass with larger caps, smallest first, while time allows
+ * (ProjectionLimits). The total of abstract states over all projections is capped as well.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread.
@@ -145,6 +148,19 @@ struct ProjectionSpec {
 
 constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
 
+// Caps on construction (see "Construction" above). Full rows (with the robots' positions)
+// predicted over max_states wait for the upgrade pass, which builds them up to upgrade_states
+// each and upgrade_total_states in all, smallest first. With upgrade_seconds > 0, an upgrade
+// starts only when construction so far predicts that it ends within that many seconds of
+// construction, and one that runs over is dropped (its fallback stays).
+struct ProjectionLimits {
+  int64_t max_states = 100'000;
+  int64_t max_total_states = 1'000'000;
+  int64_t upgrade_states = 400'000;
+  int64_t upgrade_total_states = 2'000'000;
+  double upgrade_seconds = 0;
+};
+
 class ProjectionHeuristic {
  public:
   static constexpr int32_t kDeadEnd = std::numeric_limits<int32_t>::max();
@@ -155,7 +171,7 @@ class ProjectionHeuristic {
   // only weaker), so the search's time limit and cancellation also cover construction.
   ProjectionHeuristic(const Task& task, const ProjectionSpec& spec, const uint64_t* words,
                       const int32_t* counters, std::function<bool()> stop = {},
-                      int64_t max_states = 100'000, int64_t max_total_states = 1'000'000);
+                      const ProjectionLimits& limits = {});
 
   // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
@@ -197,6 +213,7 @@ class ProjectionHeuristic {
     std::vector<uint16_t> distance;  // [(id * combos + c) * width + role]; see kUnreached
     IntVec lift_of_role;             // per role: its index into lifts_, or -1
     std::vector<uint16_t> via;       // laid out as distance; lifted roles only (see "Lifts")
+    int32_t states = 0;              // abstract states
   };
   struct Lift {
     int32_t var = -1;      // the top role's goal variable

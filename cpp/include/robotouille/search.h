@@ -80,6 +80,8 @@ struct SearchOptions {
   // implied_goal_task). Same facts, groundings and effects; only the goal differs. Not owned:
   // the caller keeps it alive while the search runs.
   const Task* projection_task = nullptr;
+  // Caps on building the projections. upgrade_seconds 0 here means 40% of time_limit.
+  ProjectionLimits projection_limits;
   std::vector<int32_t> robots;   // robot object ids in player order (turn-based, simultaneous)
   int64_t max_states = 0;        // 0: no limit
   int64_t max_memory_bytes = 0;  // 0: no limit
