@@ -6,6 +6,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -40,10 +41,10 @@ size_t plain_slot(uint64_t a, uint64_t b, size_t slots) {
 
 using Bits = ProjectionHeuristic::Bits;
 
-// The number of combinations of the facts that row `full` keeps and row `coarse` does not (the
-// robots' positions), grouped by their first argument (the robot): one true fact per group.
-int64_t position_combinations(const Task& task, const ProjectionSpec& spec, size_t full,
-                              size_t coarse) {
+// How many times row `full` may outnumber its fallback `coarse` in states: the combinations of
+// the facts it adds (the robots' positions), grouped by their first argument (the robot) with
+// one true fact per group, times 2 per robot with an arrival bit (a state and its twin).
+int64_t size_factor(const Task& task, const ProjectionSpec& spec, size_t full, size_t coarse) {
   const auto first = spec.facts.begin() + spec.fact_begin[coarse];
   const auto last = spec.facts.begin() + spec.fact_begin[coarse + 1];
   std::map<int32_t, int64_t> per_subject;
@@ -53,7 +54,12 @@ int64_t position_combinations(const Task& task, const ProjectionSpec& spec, size
     const auto at = static_cast<size_t>(fact) * static_cast<size_t>(task.spec.fact_args_width);
     ++per_subject[at < task.spec.fact_args.size() ? task.spec.fact_args[at] : -1];
   }
-  int64_t product = 1;
+  std::set<int32_t> arrival_slots;
+  for (int32_t j = spec.grounding_begin[full];
+       !spec.arrivals.empty() && j < spec.grounding_begin[full + 1]; ++j) {
+    if (spec.arrivals[j] != 0) arrival_slots.insert(spec.arrivals[j] >> 3);
+  }
+  int64_t product = int64_t{1} << arrival_slots.size();
   for (const auto& [subject, count] : per_subject) {
     product = std::min<int64_t>(product * count, int64_t{1} << 40);
   }
@@ -211,6 +217,14 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     projections_[fallback] = std::move(projections_.back());
     projections_.pop_back();
   };
+  // Whether `states` of the row fit the distance tables' room, once its fallback is gone.
+  auto entries_fit = [&](size_t row, int64_t states, size_t fallback) {
+    const auto roles = static_cast<int64_t>(object_roles_.at(spec.objects[row]).second.size());
+    const int64_t columns = static_cast<int64_t>(num_combos_) * std::max<int64_t>(1, roles);
+    const Projection& f = projections_[fallback];
+    return states * columns <= kMaxDistanceEntries - distance_entries_ +
+                                   static_cast<int64_t>(f.distance.size() + f.via.size());
+  };
   struct Upgrade {
     int64_t predicted;
     size_t row, fallback;  // the full row; its fallback's index in projections_
@@ -229,8 +243,9 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     const size_t fallback = projections_.size() - 1;
     const int64_t coarse = projections_[fallback].states;
-    const int64_t predicted = coarse * position_combinations(task_, spec, row, row + 1);
-    if (predicted > std::min(max_states, max_total - abstract_states_ + coarse)) {
+    const int64_t predicted = coarse * size_factor(task_, spec, row, row + 1);
+    if (predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
+        !entries_fit(row, predicted, fallback)) {
       upgrades.push_back({predicted, row, fallback});
     } else if (build_row(row, max_states, max_total, coarse, stop)) {
       replace(fallback);
@@ -257,6 +272,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
                                limits.upgrade_total_states - abstract_states_ + coarse)) {
       break;
     }
+    if (!entries_fit(u.row, u.predicted, u.fallback)) continue;
     if (build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, coarse,
                   halt_upgrade)) {
       replace(u.fallback);
@@ -513,6 +529,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   p.object = spec.objects[index];
   std::tie(p.group, p.roles) = object_roles_.at(p.object);
   p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
+  // The distance tables' room caps the states too (checked while enumerating, so that a
+  // projection too large for it fails early).
+  const int64_t columns = static_cast<int64_t>(num_combos_) * p.width;
+  max_states = std::min(max_states, (kMaxDistanceEntries - distance_entries_) / columns);
   // Merged facts (projection.h) share their representative's bit; the others get one each.
   std::unordered_map<int32_t, int32_t> representative;
   for (int32_t k = spec.merge_begin.empty() ? 0 : spec.merge_begin[index];
@@ -832,7 +852,6 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   if (task_.num_facts % 64 != 0) {
     optimistic.back() = (uint64_t{1} << (task_.num_facts % 64)) - 1;
   }
-  const int32_t columns = num_combos_ * p.width;  // distances per abstract state
   int64_t entries = static_cast<int64_t>(count) * columns;
   if (distance_entries_ + entries > kMaxDistanceEntries) return false;
   p.distance.assign(static_cast<size_t>(count) * columns, kUnreached);

@@ -99,7 +99,8 @@ class ProjectionTables:
         key_vars: Goal variables that several projections' atoms share (e.g. the table a
             burger stands on), fixed jointly: the bound is the least sum over their values.
         fallback: Per row, 1 when it is the coarser variant of the object of the row before
-            (without the robots' positions), built only if that one turns out too large.
+            (without the robots' positions). It is built first; the row before replaces it
+            when its predicted size fits the caps (``ProjectionLimits`` in ``projection.h``).
         arrivals: Per relevant grounding: 1 if it moves its robot, plus 2 if the robot puts
             ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals"); plus 8
             times the robot's slot (its place among the robots).
