@@ -25,7 +25,13 @@ from robotouille.invariants import union
 from robotouille.planning import _as_lists, _packing_tables, _projection_tables
 from robotouille.projections import find_projections, object_invariants
 
-from .test_projections import EXAMPLES, assert_within_steps_to_go, bound, needs_shared
+from .test_projections import (
+    EXAMPLES,
+    NO_UPGRADES,
+    assert_within_steps_to_go,
+    bound,
+    needs_shared,
+)
 
 
 def groups_of(env: robotouille.Env) -> list[set[str]]:
@@ -159,8 +165,8 @@ def test_with_invariants_the_bound_never_exceeds_the_steps_to_go(task: str, seed
     env = instance.load()
     plan = robotouille.plan(env)
     assert plan.length == instance.optimal_length
-    with_invariants = bound(env, upgrades=False, **_projection_tables(env))
-    assert with_invariants > bound(env, upgrades=False, **no_invariants(env))
+    with_invariants = bound(env, limits=NO_UPGRADES, **_projection_tables(env))
+    assert with_invariants > bound(env, limits=NO_UPGRADES, **no_invariants(env))
     assert_within_steps_to_go(env, plan)
 
 

@@ -199,8 +199,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   read_lifts(spec);
   // An object with two rows (the second its fallback, without the robots' positions) builds
   // the fallback first, and the full row only where its predicted size (the fallback's states
-  // times the robots' position combinations) fits the caps: a failed attempt costs about as
-  // much as a success. A built full row replaces its fallback (it keeps more facts, so it
+  // times size_factor) fits the caps and the distance tables' room: a failed attempt costs
+  // about as much as a success. A built full row replaces its fallback (it keeps more facts, so it
   // bounds no lower). Full rows over the first caps but within the upgrade caps are built
   // afterwards, smallest first, while limits allow (ProjectionLimits); an upgrade cut short
   // keeps its fallback.
