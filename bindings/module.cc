@@ -575,6 +575,9 @@ NB_MODULE(_core, m) {
             } else {
               throw std::invalid_argument("unknown projection limit '" + name + "'");
             }
+            if (nb::cast<double>(value) < 0) {
+              throw std::invalid_argument("projection limit '" + name + "' is negative");
+            }
           }
         }
         // Polled from the searching thread with the GIL released: take it briefly to run

@@ -424,10 +424,12 @@ def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_
         if i % 8 == 0:
             assert bound(env) <= plan.length - i
         env.step(action)
-    with pytest.raises(ValueError, match="unknown projection limit 'states'"):
-        _core.search(
-            env.task.core, env._words[0], env._counters[0], projection_limits={"states": 1}
-        )
+    for limits, error in (
+        ({"states": 1}, "unknown projection limit 'states'"),
+        ({"upgrade_states": -1}, "projection limit 'upgrade_states' is negative"),
+    ):
+        with pytest.raises(ValueError, match=error):
+            _core.search(env.task.core, env._words[0], env._counters[0], projection_limits=limits)
 
 
 def test_goal_items_leave_for_the_bottom_only_under_the_stack_shapes() -> None:

@@ -84,9 +84,10 @@
  * merge only facts that no template reads or writes, that every grounding deleting one needs
  * true, and of which no grounding writes two. Then the bit follows every real step exactly: a
  * grounding that needs a merged fact needs the bit, one that makes it true sets the bit, and one
- * that deletes it had it as the one true fact of its invariant, so the bit clears. A grounding that needs a merged fact
- * false keeps only its other conditions, and the abstract goal takes every merged fact as its
- * bit says. Both only let the projection do more, so it still never overestimates.
+ * that deletes it had it as the one true fact of its invariant, so the bit clears. A grounding
+ * that needs a merged fact false keeps only its other conditions, and the abstract goal takes
+ * every merged fact as its bit says. Both only let the projection do more, so it still never
+ * overestimates.
  *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
@@ -95,9 +96,10 @@
  * states (or that a stop request interrupts) is dropped: it then adds 0, unless the tables give a
  * coarser fallback for the same object (without the robots' positions). The fallback is built
  * first; the full row follows when the fallback's size times the robots' position combinations
- * fits the caps, and replaces it (it keeps more facts, so it bounds no lower). Full rows that do
- * not fit get a second pass with larger caps, smallest first, while time allows
- * (ProjectionLimits). The total of abstract states over all projections is capped as well.
+ * (and arrival twins) fits the caps, and replaces it (it keeps more facts, so it bounds no
+ * lower). Full rows that do not fit get a second pass with larger caps, smallest first, while
+ * time allows (ProjectionLimits). The total of abstract states over all projections is capped
+ * as well.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread.
