@@ -306,7 +306,8 @@ def plan(
         max_states: Stop after storing this many states.
         max_memory_bytes: Stop when the search's tables exceed this many bytes.
         time_limit: Stop after this many seconds, counting the time to build the bound's
-            tables (the first search of a task builds them).
+            tables (the first search of a task builds them). Projections beyond the first
+            size caps are built only if they are predicted to end within 40% of it.
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.
