@@ -212,8 +212,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   };
   auto replace = [&](size_t fallback) {  // by the projection just built
     abstract_states_ -= projections_[fallback].states;
-    distance_entries_ -= static_cast<int64_t>(projections_[fallback].distance.size() +
-                                              projections_[fallback].via.size());
+    distance_entries_ -= projections_[fallback].entries();
     projections_[fallback] = std::move(projections_.back());
     projections_.pop_back();
   };
@@ -221,9 +220,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   auto entries_fit = [&](size_t row, int64_t states, size_t fallback) {
     const auto roles = static_cast<int64_t>(object_roles_.at(spec.objects[row]).second.size());
     const int64_t columns = static_cast<int64_t>(num_combos_) * std::max<int64_t>(1, roles);
-    const Projection& f = projections_[fallback];
-    return states * columns <= kMaxDistanceEntries - distance_entries_ +
-                                   static_cast<int64_t>(f.distance.size() + f.via.size());
+    return states * columns <=
+           kMaxDistanceEntries - distance_entries_ + projections_[fallback].entries();
   };
   struct Upgrade {
     int64_t predicted;

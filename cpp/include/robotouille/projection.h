@@ -216,6 +216,8 @@ class ProjectionHeuristic {
     IntVec lift_of_role;             // per role: its index into lifts_, or -1
     std::vector<uint16_t> via;       // laid out as distance; lifted roles only (see "Lifts")
     int32_t states = 0;              // abstract states
+    // Its share of the distance tables' cap (kMaxDistanceEntries in projection.cc).
+    int64_t entries() const { return static_cast<int64_t>(distance.size() + via.size()); }
   };
   struct Lift {
     int32_t var = -1;      // the top role's goal variable
