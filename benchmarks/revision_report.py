@@ -1,0 +1,110 @@
+"""Side by side of two planner revisions: states expanded within a time limit, as ratios.
+
+Install the older revision into a directory of its own, then run this from the repository root
+with the current one installed as usual::
+
+    git worktree add /tmp/old REV
+    pip install --no-build-isolation --no-deps -t /tmp/old_site /tmp/old
+    python benchmarks/revision_report.py --old-site /tmp/old_site [--rounds 2] [--time-limit 10]
+        [FILE ...]   # default: asynchronous/8, /9, multi_agent/6, /8 (original files)
+
+Each round runs every file under the old install, then under the current one, one search at a
+time in a fresh interpreter, so both sides see the machine seconds apart; the ratio is taken
+within the round. FILE is a path under the original examples folder without its name's tail,
+e.g. ``asynchronous/9``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+if os.environ.get("ROBOTOUILLE_OLD_SITE"):
+    # Before anything imports robotouille (workloads does): the older install comes first, and
+    # an editable install of the current checkout, which redirects imports ahead of sys.path,
+    # is set aside.
+    sys.meta_path = [f for f in sys.meta_path if "editable" not in type(f).__module__]
+    sys.path.insert(0, os.environ["ROBOTOUILLE_OLD_SITE"])
+
+from workloads import reference_root
+
+DEFAULT_FILES = ["asynchronous/8", "asynchronous/9", "multi_agent/6", "multi_agent/8"]
+
+
+def worker(time_limit: float, names: list[str]) -> None:
+    """Plans each file in this interpreter and prints one JSON line per file."""
+    import robotouille
+
+    examples = reference_root() / "environments" / "env_generator" / "examples"
+    for name in names:
+        env = robotouille.load(next(examples.glob(name + "_*.json")))
+        stats: Any
+        solved: int | None = None
+        try:
+            result = robotouille.plan(env, time_limit=time_limit)
+            stats, solved = result.stats, result.length
+        except robotouille.SearchLimitError as error:
+            stats = error.stats
+        record = {
+            "file": name,
+            "expanded": stats.expanded,
+            "bound": stats.bound,
+            "initial_h": stats.initial_h,
+            "solved": solved,
+        }
+        print(json.dumps({**record, "module": robotouille.__file__}), flush=True)
+
+
+def run_side(old_site: str | None, time_limit: float, names: list[str]) -> list[dict[str, Any]]:
+    """Runs the worker in a fresh interpreter on the old install (or the current one)."""
+    env = dict(os.environ)
+    env.pop("ROBOTOUILLE_OLD_SITE", None)
+    if old_site:
+        env["ROBOTOUILLE_OLD_SITE"] = old_site
+    command = [sys.executable, __file__, "--worker", "--time-limit", str(time_limit), *names]
+    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", default=DEFAULT_FILES)
+    parser.add_argument("--old-site", help="directory the older revision is installed in")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.time_limit, args.files)
+        return
+    if not args.old_site:
+        parser.error("--old-site is required")
+    print(f"{args.time_limit:g} s per search; expanded states, new / old, per round\n")
+    print("| file | round | old | new | new / old |")
+    print("|---|---:|---|---|---:|")
+    for round_number in range(1, args.rounds + 1):
+        old = run_side(args.old_site, args.time_limit, args.files)
+        new = run_side(None, args.time_limit, args.files)
+        if old and new and old[0]["module"] == new[0]["module"]:
+            sys.exit(f"both sides import {new[0]['module']}: is --old-site an install?")
+        for before, after in zip(old, new):
+            ratio = after["expanded"] / max(before["expanded"], 1)
+            print(
+                f"| {after['file']} | {round_number} | {describe(before)} | {describe(after)} "
+                f"| {ratio:.2f}x |",
+                flush=True,
+            )
+
+
+def describe(result: dict[str, Any]) -> str:
+    """Expanded states, and how the search ended (a solved search stops before the limit)."""
+    end = f"solved {result['solved']}" if result["solved"] is not None else f">= {result['bound']}"
+    return f"{result['expanded']:,} ({end}, h0 {result['initial_h']})"
+
+
+if __name__ == "__main__":
+    main()
