@@ -71,6 +71,7 @@ from .compile import CompiledTask
 from .domain import Domain, Literal
 from .invariants import mutex_groups_by_object, union
 from .problem import Goal, GoalAtom
+from .symmetry import closed_groups, find_symmetries
 
 IntArray = npt.NDArray[np.int64]
 
@@ -833,13 +834,20 @@ def object_invariants(
     """Per object that always exists, its at-most-one fact sets; proven once per task.
 
     The projections and the search's packing both read them. Only the result is kept on the
-    task (a view of a large task takes tens of megabytes); ``view`` saves building one.
+    task (a view of a large task takes tens of megabytes); ``view`` saves building one. The
+    search may store images of reachable states under interchangeable objects (of any goal):
+    only sets whose images are invariants too are kept (:func:`closed_groups`).
     """
     cached: dict[int, list[list[int]]] | None = task.__dict__.get("_object_invariants")
     if cached is None:
         view = view or _TaskView(task)
         objects = [o for o in range(len(task.objects)) if not task.may_vanish[o]]
-        cached = mutex_groups_by_object(view, task.fact_pred, task.initial_bits, objects)
+        found = mutex_groups_by_object(view, task.fact_pred, task.initial_bits, objects)
+        kept = {
+            tuple(g)
+            for g in closed_groups(union(found.values()), find_symmetries(task, goal=False))
+        }
+        cached = {o: [g for g in groups if tuple(g) in kept] for o, groups in found.items()}
         task.__dict__["_object_invariants"] = cached
     return cached
 

@@ -244,18 +244,22 @@ def _goal_fixed(task: CompiledTask) -> tuple[set[int], list[set[int]]]:
     return constants, [set(c) for c in task.goal_candidates]
 
 
-def find_symmetries(task: CompiledTask, *, fixed_objects: set[int] | None = None) -> SymmetryTables:
+def find_symmetries(
+    task: CompiledTask, *, fixed_objects: set[int] | None = None, goal: bool = True
+) -> SymmetryTables:
     """Classes of interchangeable objects of ``task`` and the tables the planner applies.
 
     Args:
         task: The compiled task.
         fixed_objects: Objects that must never be swapped (e.g. the robots in turn-based and
             simultaneous mode, whose order matters).
+        goal: Whether swaps must also map the goal onto itself. Without, the classes contain
+            those of every task that differs from this one only in its goal.
 
     Returns:
         The tables (with no classes when nothing is interchangeable).
     """
-    constants, candidate_sets = _goal_fixed(task)
+    constants, candidate_sets = _goal_fixed(task) if goal else (set(), [])
     fixed = set(constants) | set(fixed_objects or ())
     checker = _Checker(task)
     classes: list[list[int]] = []
@@ -369,4 +373,54 @@ def _tables(
     )
 
 
-__all__ = ["SymmetryTables", "find_symmetries"]
+def closed_groups(groups: list[list[int]], tables: SymmetryTables) -> list[list[int]]:
+    """The fact sets of ``groups`` that the tables' permutations keep within the kept sets.
+
+    A set is dropped while some swap of a class's first member with another maps it onto
+    facts that no kept set contains; those swaps generate every permutation the tables allow,
+    so each permutation maps a kept set into a kept set. Symmetry reduction stores images of
+    reachable states: an at-most-one set that holds in every reachable state holds in those
+    images only when its own images hold in every reachable state too.
+
+    Args:
+        groups: Fact sets (e.g. at-most-one invariants).
+        tables: Interchangeable objects and the facts their swaps exchange.
+
+    Returns:
+        The kept sets, in their order.
+    """
+    swaps: list[dict[int, int]] = []
+    class_row = 0  # the pair rows of a class of k members: k x k, row-major
+    for members in tables.classes:
+        for row in range(class_row + 1, class_row + len(members)):  # pairs (0, j)
+            begin, end = tables.pair_fact_begin[row], tables.pair_fact_begin[row + 1]
+            pairs = tables.pair_facts[2 * begin : 2 * end].reshape(-1, 2).tolist()
+            swap = {a: b for a, b in pairs}  # noqa: C416 (the pairs are lists)
+            swaps.append(swap | {b: a for a, b in pairs})
+        class_row += len(members) ** 2
+    kept = [frozenset(g) for g in groups]
+    alive = [True] * len(kept)
+    changed = True
+    while changed:
+        changed = False
+        containing: dict[int, list[int]] = {}
+        for k, group in enumerate(kept):
+            if alive[k]:
+                for f in group:
+                    containing.setdefault(f, []).append(k)
+        for k, group in enumerate(kept):
+            if not alive[k]:
+                continue
+            for swap in swaps:
+                image = [swap.get(f, f) for f in group]
+                holders = set(containing.get(image[0], []))
+                for f in image[1:]:
+                    holders.intersection_update(containing.get(f, []))
+                if not holders:
+                    alive[k] = False
+                    changed = True
+                    break
+    return [list(g) for g, a in zip(groups, alive) if a]
+
+
+__all__ = ["SymmetryTables", "closed_groups", "find_symmetries"]
