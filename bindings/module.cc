@@ -543,7 +543,7 @@ NB_MODULE(_core, m) {
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
          nb::object projections, nb::object packing, nb::object projection_task,
-         nb::object projection_limits) {
+         nb::object projection_limits, std::vector<int32_t> relocations) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
@@ -552,6 +552,7 @@ NB_MODULE(_core, m) {
                      {{"group_begin", &o.pack_group_begin},
                       {"group_facts", &o.pack_group_facts}});
         }
+        o.relocation_robot = std::move(relocations);
         if (!symmetry.is_none()) o.symmetry = symmetry_spec(nb::cast<nb::dict>(symmetry));
         if (!projections.is_none()) {
           o.projections = projection_spec(nb::cast<nb::dict>(projections));
@@ -618,6 +619,7 @@ NB_MODULE(_core, m) {
       nb::arg("projections").none() = nb::none(), nb::arg("packing").none() = nb::none(),
       nb::arg("projection_task").none() = nb::none(),
       nb::arg("projection_limits").none() = nb::none(),
+      nb::arg("relocations") = std::vector<int32_t>{},
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
@@ -625,7 +627,9 @@ NB_MODULE(_core, m) {
       "projection_task: the task the projections are built for (the same task with implied "
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
-      "upgrade_total_states, upgrade_seconds), or None. The GIL is released while searching.");
+      "upgrade_total_states, upgrade_seconds), or None. relocations: per grounding, the robot it "
+      "only moves between stations, or -1 (centralized mode prunes a robot's second move in a "
+      "row; see search.h), or empty for none. The GIL is released while searching.");
 
   m.def(
       "heuristic_value",

@@ -10,6 +10,7 @@ heuristic is also checked to be admissible along optimal plans.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from collections import deque
@@ -20,8 +21,18 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import robotouille
-from robotouille import CapacityError, InvalidActionError, SearchLimitError, UnsolvableError, _core
+from robotouille import (
+    CapacityError,
+    InvalidActionError,
+    SearchLimitError,
+    UnsolvableError,
+    _core,
+    planning,
+)
 from robotouille.__main__ import main
+from robotouille.domain import load_domain
+from robotouille.domains import default_domain_path
+from robotouille.planning import _relocation_shape, _relocation_tables
 from robotouille.projections import object_invariants
 from robotouille.testing.strategies import domains_and_environments
 
@@ -490,6 +501,48 @@ def test_simultaneous_robots_may_each_take_an_action_that_belongs_to_no_robot() 
         env.reset()
 
 
+@needs_shared
+@pytest.mark.parametrize(
+    ("name", "algorithm"),
+    [
+        ("synchronous/1_lettuce_sandwich.json", "bfs"),
+        ("multi_agent/1_lettuce_burger.json", "astar"),
+    ],
+)
+def test_relocation_pruning_keeps_the_optimum_and_generates_fewer_states(
+    name: str, algorithm: str, monkeypatch: Any
+) -> None:
+    env = robotouille.load(EXAMPLES / name)
+    tables = _relocation_tables(env)
+    assert {r for r in tables if r >= 0} == set(env._robot_objects)
+    pruned = robotouille.plan(env, algorithm)  # type: ignore[arg-type]
+    monkeypatch.setattr(planning, "_relocation_tables", lambda env: [])
+    full = robotouille.plan(env, algorithm)  # type: ignore[arg-type]
+    assert pruned.length == full.length
+    assert pruned.stats.generated < full.stats.generated
+    replay(env, pruned)
+
+
+def test_relocation_pruning_applies_only_to_plain_moves_in_centralized_mode() -> None:
+    env = _knife_problem()
+    # The knife problem's move needs no vacant station: not the shape the pruning rests on.
+    assert _relocation_tables(env) == []
+    domain = load_domain(default_domain_path())
+    assert _relocation_shape(domain) == "move"
+    move = next(a for a in domain.actions if a.name == "move")
+    extra = dataclasses.replace(move, precons=(*move.precons, move.immediate_fx[0]))
+    assert _relocation_shape(dataclasses.replace(domain, actions=(extra,))) is None
+    without_wait = tuple(a for a in domain.actions if a.name != "wait")
+    assert _relocation_shape(dataclasses.replace(domain, actions=without_wait)) is None
+
+
+@needs_shared
+def test_relocation_pruning_is_off_outside_centralized_mode() -> None:
+    path = EXAMPLES / "multi_agent/1_lettuce_burger.json"
+    assert _relocation_tables(robotouille.load(path, mode="turn_based")) == []
+    assert _relocation_tables(robotouille.load(path, mode="simultaneous")) == []
+
+
 def test_invariants_hold_in_the_images_symmetry_reduction_stores() -> None:
     """Two robots start at one of two interchangeable stations (a state no move can reach).
 
@@ -514,8 +567,12 @@ def test_invariants_hold_in_the_images_symmetry_reduction_stores() -> None:
     }
     env = robotouille.load(env_doc)  # type: ignore[arg-type]
     assert {"loc(robot1,table1)", "loc(robot2,table1)"} <= set(env.true_predicates())
-    kept = [env.task.fact_name(f) for groups in object_invariants(env.task).values()
-            for group in groups for f in group]
+    kept = [
+        env.task.fact_name(f)
+        for groups in object_invariants(env.task).values()
+        for group in groups
+        for f in group
+    ]
     assert "loc(robot1,table1)" in kept  # a robot stands at one station at most
     assert not [fact for fact in kept if fact.startswith("vacant")]
     lengths = {robotouille.plan(env, a).length for a in ("bfs", "astar")}  # type: ignore[arg-type]

@@ -294,6 +294,7 @@ class Searcher {
       if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
     }
     width_ = options.mode == PlanMode::kSimultaneous ? players : 1;
+    init_relocations();
     if (options.algorithm == Algorithm::kAstar) {
       heuristic_ = std::make_unique<DelayHeuristic>(
           task, options.mode == PlanMode::kSimultaneous ? players : 1, options.lmcut);
@@ -352,6 +353,7 @@ class Searcher {
     parent_.push_back(kNone);
     action_.push_back(-1);
     g_.push_back(0);
+    flags_.push_back(0);
     if (goal_reached(task_, words_.data())) {
       result.status = SearchStatus::kSolved;
     } else if (options_.algorithm == Algorithm::kBfs) {
@@ -380,6 +382,44 @@ class Searcher {
       for (const auto& ids : by_g) total += capacity_bytes(ids);
     }
     return total;
+  }
+
+  // Relocation pruning (search.h): in centralized mode, after a step that moved robot r, r's
+  // moves and the no-ops are not expanded. Codes robots 1, 2, ... for the flags' mover bits.
+  void init_relocations() {
+    code_robot_.assign(1, -1);
+    robot_code_.assign(static_cast<size_t>(task_.num_objects), 0);
+    const IntVec& relocated = options_.relocation_robot;
+    if (relocated.empty()) return;
+    if (static_cast<int32_t>(relocated.size()) != task_.num_groundings) {
+      throw std::invalid_argument("relocation_robot needs one entry per grounding");
+    }
+    for (int32_t r : relocated) {
+      if (r < -1 || r >= task_.num_objects) {
+        throw std::invalid_argument("relocation_robot: object id out of range");
+      }
+      if (r < 0 || robot_code_[r] != 0) continue;
+      if (static_cast<int32_t>(code_robot_.size()) > kMaxMovers) return;  // too many: no pruning
+      robot_code_[r] = static_cast<int32_t>(code_robot_.size());
+      code_robot_.push_back(r);
+    }
+    if (options_.mode != PlanMode::kCentralized) return;
+    relocated_ = relocated;
+    const TaskSpec& spec = task_.spec;
+    no_op_.resize(static_cast<size_t>(task_.num_groundings));
+    for (int32_t g = 0; g < task_.num_groundings; ++g) {
+      no_op_[g] = spec.eff_begin[g] == spec.eff_begin[g + 1] &&
+                  spec.sfx_begin[g] == spec.sfx_begin[g + 1];
+    }
+  }
+
+  // A step reaches a stored state at its depth: its pruning keeps only what both steps
+  // into it skip (search.h). Returns whether that changed it.
+  bool relax_mover(uint32_t id) {
+    const uint8_t bits = flags_[id] & kMoverMask;
+    if (bits == 0 || bits == mover_bits_ || (flags_[id] & kRestFlag)) return false;
+    flags_[id] &= static_cast<uint8_t>(~kMoverMask);
+    return true;
   }
 
   // Checked between expansions; returns the status that stops the search, or kSolved for none.
@@ -440,7 +480,12 @@ class Searcher {
       visit(groundings, n, status);
     };
     if (!simultaneous) {
-      for (int32_t g : valid_) apply(&g, 1);
+      for (int32_t g : valid_) {
+        // Relocation pruning (search.h): after robot r's move, neither r's moves nor a no-op.
+        if (skip_robot_ >= 0 && (relocated_[g] == skip_robot_ || no_op_[g])) continue;
+        if (only_robot_ >= 0 && relocated_[g] != only_robot_ && !no_op_[g]) continue;
+        apply(&g, 1);
+      }
       return;
     }
     // Joint actions: per robot, no action or one of its valid groundings, applied in robot
@@ -478,16 +523,25 @@ class Searcher {
     }
   }
 
-  // Stores the successor in next_words_ / next_counters_: (id, fresh), or (kNone, false) when
-  // it is dropped (exhausted creation pool, or the state limit is reached).
-  std::pair<uint32_t, bool> store_next(int status) {
+  // Stores the successor in next_words_ / next_counters_, reached by this step: (id, fresh),
+  // or (kNone, false) when it is dropped (exhausted creation pool, or the state limit is
+  // reached). Sets mover_bits_ to the bits of the step's mover.
+  std::pair<uint32_t, bool> store_next(const int32_t* groundings, int32_t n, int status) {
     ++stats_.generated;
     if (status & kStatusPoolExhausted) {
       ++stats_.pruned;
       return {kNone, false};
     }
     if (full()) return {kNone, false};
-    if (canon_) canon_->canonicalize(next_words_.data(), next_counters_.data(), nullptr);
+    int32_t mover = n == 1 && !relocated_.empty() ? relocated_[groundings[0]] : -1;
+    if (canon_) {
+      // The stored state is the representative: the robot that moved is its image there.
+      swaps_.clear();
+      canon_->canonicalize(next_words_.data(), next_counters_.data(),
+                           mover >= 0 ? &swaps_ : nullptr);
+      for (const auto& [a, b] : swaps_) mover = mover == a ? b : mover == b ? a : mover;
+    }
+    mover_bits_ = mover >= 0 ? static_cast<uint8_t>(robot_code_[mover] << kMoverShift) : 0;
     packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
     return store_.insert(row_.data());
   }
@@ -580,14 +634,21 @@ class Searcher {
       packer_.unpack(store_.at(id), words_.data(), counters_.data());
       stats_.bound = g_[id];
       ++stats_.expanded;
+      skip_robot_ = code_robot_[flags_[id] >> kMoverShift];
+      only_robot_ = -1;
       uint32_t found = kNone;
       successors([&](const int32_t* groundings, int32_t n, int status) {
         if (found != kNone) return;
-        const auto [child, fresh] = store_next(status);
-        if (!fresh) return;
+        const auto [child, fresh] = store_next(groundings, n, status);
+        if (!fresh) {
+          // Another step into a state of the next layer (not expanded yet).
+          if (child != kNone && g_[child] == g_[id] + 1) relax_mover(child);
+          return;
+        }
         parent_.push_back(id);
         action_.push_back(record_action(groundings, n));
         g_.push_back(static_cast<uint16_t>(g_[id] + 1));
+        flags_.push_back(mover_bits_);
         if (status & kStatusGoal) found = child;
       });
       if (found != kNone) {
@@ -632,7 +693,6 @@ class Searcher {
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
     h_.push_back(static_cast<uint16_t>(h0));
-    flags_.push_back(0);
     push_open(root, 0, h0);
     for (size_t f = 0; f < open_.size(); ++f) {
       stats_.bound = static_cast<int32_t>(f);
@@ -673,9 +733,16 @@ class Searcher {
           }
         }
         ++stats_.expanded;
+        // A second expansion after relax_mover generates only what the first one skipped.
+        const int32_t code = flags_[id] >> kMoverShift;
+        const bool rest = (flags_[id] & kRestFlag) != 0;
+        skip_robot_ = rest ? -1 : code_robot_[code];
+        only_robot_ = rest ? code_robot_[code] : -1;
+        flags_[id] = static_cast<uint8_t>(
+            (rest ? flags_[id] & ~(kMoverMask | kRestFlag) : flags_[id]) | kExpandedFlag);
         const int32_t child_g = g + 1;
         successors([&](const int32_t* groundings, int32_t n, int status) {
-          const auto [child, fresh] = store_next(status);
+          const auto [child, fresh] = store_next(groundings, n, status);
           if (child == kNone) return;
           if (fresh) {
             const bool goal = (status & kStatusGoal) != 0;
@@ -685,7 +752,7 @@ class Searcher {
             action_.push_back(record_action(groundings, n));
             g_.push_back(static_cast<uint16_t>(child_g));
             flags_.push_back(static_cast<uint8_t>((goal ? kGoalFlag : 0) |
-                                                  (pending ? kPendingFlag : 0)));
+                                                  (pending ? kPendingFlag : 0) | mover_bits_));
             if (h == DelayHeuristic::kDeadEnd) {
               h_.push_back(kDeadH);
               ++stats_.pruned;
@@ -699,7 +766,18 @@ class Searcher {
             parent_[child] = id;
             action_[child] = record_action(groundings, n);
             g_[child] = static_cast<uint16_t>(child_g);
+            // The pruning below this state follows its (new) parent step.
+            flags_[child] = static_cast<uint8_t>(
+                (flags_[child] & ~(kMoverMask | kExpandedFlag | kRestFlag)) | mover_bits_);
             push_open(child, child_g, std::max(child_g + h_[child], static_cast<int32_t>(f)));
+          } else if (child_g == g_[child] && h_[child] != kDeadH) {
+            const uint8_t before = flags_[child];
+            if (relax_mover(child) && (before & kExpandedFlag)) {
+              // Expanded with a pruning that this equally short step does not ask for: once
+              // more, for the skipped successors only.
+              flags_[child] = static_cast<uint8_t>((before & ~kExpandedFlag) | kRestFlag);
+              push_open(child, child_g, std::max(child_g + h_[child], static_cast<int32_t>(f)));
+            }
           }
         });
       }
@@ -733,8 +811,22 @@ class Searcher {
   std::vector<int32_t> action_;
   IntVec joint_;
   std::vector<uint16_t> g_, h_;
-  static constexpr uint8_t kGoalFlag = 1, kPendingFlag = 2;
-  std::vector<uint8_t> flags_;  // per state: kGoalFlag, kPendingFlag (A*)
+  static constexpr uint8_t kGoalFlag = 1, kPendingFlag = 2, kExpandedFlag = 4, kRestFlag = 8;
+  // The upper bits of a state's flags: the code of the robot whose moves and no-ops its
+  // expansion skips (0: none; see relax_mover), or with kRestFlag, the only ones it generates.
+  static constexpr int kMoverShift = 4;
+  static constexpr uint8_t kMoverMask = static_cast<uint8_t>(0xFF << kMoverShift);
+  static constexpr int32_t kMaxMovers = (0xFF >> kMoverShift);
+  // Per state: kGoalFlag, kPendingFlag, kExpandedFlag and kRestFlag (A*), and the mover bits.
+  std::vector<uint8_t> flags_;
+  IntVec relocated_;    // per grounding: the robot it relocates, or -1 (empty: no pruning)
+  std::vector<uint8_t> no_op_;  // per grounding: it has no effects (a wait)
+  IntVec robot_code_;   // per object: its mover code (1, 2, ...), or 0
+  IntVec code_robot_;   // per mover code: the robot (code 0: -1)
+  int32_t skip_robot_ = -1;    // the expanded state's mover: its relocations are skipped
+  int32_t only_robot_ = -1;    // or its relocations (and no-ops) are the only ones expanded
+  uint8_t mover_bits_ = 0;     // the mover bits of the state store_next stored
+  std::vector<std::pair<int32_t, int32_t>> swaps_;
   std::vector<std::vector<std::vector<uint32_t>>> open_;  // [f][g] -> ids
   SearchStats stats_;
   int32_t since_check_ = 0;

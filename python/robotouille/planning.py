@@ -6,9 +6,11 @@ state space. ``"bfs"`` is breadth-first search; ``"astar"`` (the default) is A* 
 bound: by default the projection bound (exact per-object projections under a cost partition, see
 :mod:`robotouille.projections`), maxed with a critical-path time bound where the task has delayed
 effects and that bound exceeds the projections' at the start. States are reduced by symmetry over
-interchangeable objects (:mod:`robotouille.symmetry`). Both return plans with the fewest steps.
-Plans start from the env's current state, so ``optimal_length(env)`` mid-episode is the number of
-steps still to go.
+interchangeable objects (:mod:`robotouille.symmetry`), and in centralized mode a robot that just
+moved is not offered another move or a wait (moving straight on and waiting, or waiting first,
+reaches the same state in as many steps; see ``search.h``). Both return plans with the fewest
+steps. Plans start from the env's current state, so ``optimal_length(env)`` mid-episode is the
+number of steps still to go.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import numpy as np
 
 from . import _core
 from .compile import CompiledTask
+from .domain import Domain
+from .domain import Literal as ModelLiteral
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
 from .invariants import disjoint_groups, union
@@ -153,6 +157,81 @@ def _symmetry_tables(env: Env) -> dict[str, list[int]]:
     )
 
 
+def _relocation_shape(domain: Domain) -> str | None:
+    """The domain's move action, if it has the shape relocation pruning rests on (search.h).
+
+    The move ``(p, x, y)`` needs exactly ``loc(p, x)`` and ``vacant(y)`` and only moves ``p``:
+    it makes ``loc(p, y)`` and ``vacant(x)`` true and ``loc(p, x)`` and ``vacant(y)`` false.
+    No special effect reads or writes ``loc`` or ``vacant``, no deletion can remove their
+    objects, and a wait (no parameters, preconditions or effects) exists.
+    """
+    if not any(
+        not a.params and not a.precons and not a.immediate_fx and not a.sfx for a in domain.actions
+    ):
+        return None
+    touched = {
+        lit.predicate
+        for action in domain.actions
+        for effect in action.all_special_effects()
+        for lit in (*effect.fx, *effect.conditions)
+    }
+    deletable = {
+        action.param_types[effect.param]
+        for action in domain.actions
+        for effect in action.all_special_effects()
+        if effect.type == "deletion"
+    }
+    if touched & {"loc", "vacant"} or not {"loc", "vacant"} <= set(domain.predicate_index):
+        return None
+    if deletable & {t for name in ("loc", "vacant") for t in domain.predicate(name).param_types}:
+        return None
+    for action in domain.actions:
+        if action.sfx or len(action.params) != 3 or len(set(action.params)) != 3:
+            continue
+        p, x, y = action.params
+        needs = {ModelLiteral("loc", (p, x), True), ModelLiteral("vacant", (y,), True)}
+        writes = {
+            ModelLiteral("loc", (p, y), True),
+            ModelLiteral("loc", (p, x), False),
+            ModelLiteral("vacant", (x,), True),
+            ModelLiteral("vacant", (y,), False),
+        }
+        if set(action.precons) == needs and set(action.immediate_fx) == writes:
+            return action.name
+    return None
+
+
+def _relocation_tables(env: Env) -> list[int]:
+    """Per grounding, the robot it only relocates, or -1; empty where pruning does not apply.
+
+    Relocation pruning (search.h) replaces a robot's second move in a row by a move and a wait.
+    It needs centralized mode, the move shape of :func:`_relocation_shape`, and for every robot
+    a move x -> z wherever it has moves x -> y and y -> z (x != z).
+    """
+    if env.mode != "centralized":
+        return []
+
+    def build() -> dict[str, list[int]]:
+        task = env.task
+        name = _relocation_shape(task.domain)
+        if name is None:
+            return {"robot": []}
+        action = next(i for i, a in enumerate(task.domain.actions) if a.name == name)
+        robot = np.full(len(task.action_of), -1, dtype=np.int64)
+        moves: dict[int, set[tuple[int, int]]] = {}
+        for g in np.flatnonzero(task.action_of == action):
+            r, x, y = (int(v) for v in task.grounding_args[g][:3])
+            robot[g] = r
+            moves.setdefault(r, set()).add((x, y))
+        for pairs in moves.values():
+            for x, y in pairs:
+                if any(z != x and (x, z) not in pairs for (y2, z) in pairs if y2 == y):
+                    return {"robot": []}
+        return {"robot": robot.tolist()}
+
+    return _cached_tables(env, ("relocations",), build)["robot"]
+
+
 def _breaks(bits: np.ndarray, begin: list[int], facts: list[int]) -> bool:
     """Whether the state's fact bits have two true facts in one of the sets (CSR)."""
     return any(int(bits[facts[begin[k] : begin[k + 1]]].sum()) > 1 for k in range(len(begin) - 1))
@@ -262,6 +341,7 @@ def _run(
         projections=projection_tables,
         packing=packing_tables,
         projection_task=projection_task,
+        relocations=_relocation_tables(env),
     )
     stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
     if status == "unsolvable":

@@ -3,6 +3,8 @@
 // are known.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -177,7 +179,7 @@ struct Carry {
   ProjectionSpec spec;
 };
 
-Carry carry_task() {
+Carry carry_task(bool with_wait = false) {
   FixtureBuilder b(7);
   b.add_objects(5, "o");
   b.fact_args_width = 2;
@@ -201,6 +203,7 @@ Carry carry_task() {
     p.groundings.push_back(b.add_grounding(place));
     p.costs.push_back(1);
   }
+  if (with_wait) b.add_grounding(GroundingDef{{}, {}, {}});
   b.goal_atoms = {GoalAtomDef{2, {}}};
   p.objects = {0};
   p.fact_begin = {0, 7};
@@ -219,6 +222,32 @@ int32_t carry_bound(const Carry& c, int32_t item_fact, int32_t robot_fact) {
   s.set(robot_fact);
   ProjectionHeuristic h(c.task, c.spec, s.words.data(), s.counters.data());
   return h.evaluate(s.words.data(), s.counters.data());
+}
+
+TEST(SearchTest, RelocationPruningKeepsTheOptimumAndGeneratesLess) {
+  // Item on station 1, robot at station 3: move, pick, move, place. The six moves (the first
+  // groundings) only relocate the robot, and a wait exists.
+  const Carry c = carry_task(/*with_wait=*/true);
+  State s(c.task);
+  s.set(0);
+  s.set(5);
+  for (const Algorithm algorithm : {Algorithm::kBfs, Algorithm::kAstar}) {
+    SearchOptions plain;
+    plain.algorithm = algorithm;
+    SearchOptions pruned = plain;
+    pruned.relocation_robot.assign(static_cast<size_t>(c.task.num_groundings), -1);
+    std::fill_n(pruned.relocation_robot.begin(), 6, 4);
+    const SearchResult a = search(c.task, s.words.data(), s.counters.data(), plain);
+    const SearchResult r = search(c.task, s.words.data(), s.counters.data(), pruned);
+    ASSERT_EQ(a.status, SearchStatus::kSolved);
+    ASSERT_EQ(r.status, SearchStatus::kSolved);
+    EXPECT_EQ(r.plan.size(), 4u);
+    EXPECT_EQ(a.plan.size(), r.plan.size());
+    EXPECT_LT(r.stats.generated, a.stats.generated);
+  }
+  SearchOptions wrong;
+  wrong.relocation_robot = {4};
+  EXPECT_THROW(search(c.task, s.words.data(), s.counters.data(), wrong), std::invalid_argument);
 }
 
 TEST(ProjectionHeuristicTest, CountsPickCarryAndPlace) {

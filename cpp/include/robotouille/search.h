@@ -35,6 +35,24 @@
  * representatives; extraction replays it, tracking the permutation from the real states to the
  * representatives, and maps each step's groundings back to the real objects.
  *
+ * Relocation pruning (centralized mode, optional): relocation_robot marks the groundings that
+ * only move a robot r between stations (python/robotouille/planning.py checks the domain's move
+ * has the shape this rests on: it needs loc(r, a) and vacant(b) and only swaps those facts, no
+ * special effect reads or writes them, and a wait with no preconditions or effects exists).
+ * After a step that moved r, neither r's moves nor a no-op (a grounding without effects) are
+ * expanded. Every plan can be rewritten into one without those, of the same length and end
+ * state: nothing else acts between two steps and the end-of-step pass ignores where robots
+ * stand, so
+ *   - r's moves a -> b -> c become a -> c and a wait (a wait and a wait when c == a);
+ *   - r's move and a no-op become a wait and the move (vacancy does not change while waiting);
+ * and each rewrite removes a move or moves a wait earlier, so rewriting ends. So the graph of
+ * (state, robot the step into it moved) nodes, pruned so, keeps an optimal plan. The search
+ * stores each state once: with its fewest steps found so far, and the pruning of the step that
+ * reached it so; an equally short step that prunes less (another robot's move, or no move)
+ * lifts the pruning, since the node with fewer successors pruned dominates. If the state was
+ * expanded already, it is expanded once more for the successors skipped before. Under
+ * symmetry reduction the robot is named as in the stored representative.
+ *
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C), checked every few hundred expansions; when one
  * trips the search stops and returns its status with the statistics so far.
@@ -86,6 +104,9 @@ struct SearchOptions {
   int64_t max_states = 0;        // 0: no limit
   int64_t max_memory_bytes = 0;  // 0: no limit
   double time_limit = 0;         // seconds; 0: no limit
+  // Per grounding: the robot it relocates, or -1 (see "Relocation pruning"); empty: none.
+  // Used in centralized mode only.
+  IntVec relocation_robot;
   // Interchangeable objects (symmetry.h); null or no classes: every state is stored as is.
   std::shared_ptr<const SymmetrySpec> symmetry;
   // Called every ~0.1 s from the searching thread; returning true cancels the search.

@@ -11,7 +11,8 @@ feature of the formats:
 * 2-6 random actions whose preconditions and immediate effects mention up to three typed
   placeholders, with special effects of all five kinds (delayed, repetitive, conditional,
   creation, deletion) nested up to depth 3, with and without durations (decision D2), plus a
-  ``wait``-like action without preconditions so that some action is always valid;
+  ``wait``-like action without preconditions so that some action is always valid, and in
+  half the domains the cooking domain's ``move``;
 * environments on small grids with 2-5 stations, 1-2 robots facing a station (or nothing),
   stacks of items, held items and containers, meals in containers, extra entity predicates,
   wildcard names, entity ids, a ``config`` block and a goal with numeric variables, string ids,
@@ -293,6 +294,23 @@ def _shuffled(draw: Draw, items: Sequence[T]) -> list[T]:
     return [pool.pop(draw(_ints(0, len(pool) - 1))) for _ in range(len(pool))]
 
 
+def _literal(predicate: str, *params: str, is_true: bool = True) -> Json:
+    return {"predicate": predicate, "params": list(params), "is_true": is_true}
+
+
+_MOVE: Json = {
+    "name": "move",
+    "precons": [_literal("loc", "p1", "s1"), _literal("vacant", "s2")],
+    "immediate_fx": [
+        _literal("loc", "p1", "s2"),
+        _literal("loc", "p1", "s1", is_true=False),
+        _literal("vacant", "s1"),
+        _literal("vacant", "s2", is_true=False),
+    ],
+    "language_description": "Move {p1} from {s1} to {s2}",
+}
+
+
 @st.composite
 def domains(draw: Draw, max_creation_groups: int = 2) -> Json:
     """A random small domain document (reference spec §1, decision D2 durations).
@@ -335,6 +353,9 @@ def domains(draw: Draw, max_creation_groups: int = 2) -> Json:
     actions = [_ActionBuilder(draw, vocab, f"act{k}").build() for k in range(draw(_ints(2, 6)))]
     wait = {"name": "wait", "precons": [], "immediate_fx": [], "language_description": "Do nothing"}
     actions.insert(draw(_ints(0, len(actions))), wait)
+    if draw(_biased(0.5)):
+        # The cooking domain's move, whose shape the planner's relocation pruning looks for.
+        actions.insert(draw(_ints(0, len(actions))), _MOVE)
     return {
         "version": "1.0.0",
         "name": "random",
