@@ -375,16 +375,27 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
       require(two_variables(a) && arg(a, 1).second == lift.station && arg(a, 0).second != lift.var,
               "a companion atom must name another variable and then the lift's station");
     }
+    IntVec values;  // K's distinct values, in the order of their first combination
     for (int32_t c = 0; c < num_combos_; ++c) {
-      assign[lift.station] = combos_[c * keys + lift.key];
-      IntVec per_combo;
+      const int32_t value = combos_[c * keys + lift.key];
+      const auto seen = std::find(values.begin(), values.end(), value);
+      lift.value_of_combo.push_back(static_cast<int32_t>(seen - values.begin()));
+      if (seen != values.end()) continue;
+      values.push_back(value);
+      assign[lift.station] = value;
+      std::vector<FactMask> per_value;
       for (int32_t a : companions) {
         require(task_.atom_facts_under(a, assign.data(), 1 << 16, facts),
                 "a companion variable has too many candidates");
-        per_combo.insert(per_combo.end(), facts.begin(), facts.end());
-        per_combo.push_back(-1);
+        std::sort(facts.begin(), facts.end());
+        for (int32_t f : facts) {
+          const int32_t word = f / 64;
+          if (per_value.empty() || per_value.back().word != word) per_value.push_back({word, 0});
+          per_value.back().mask |= uint64_t{1} << (f % 64);
+        }
+        per_value.push_back({-1, 0});
       }
-      lift.companions.push_back(std::move(per_combo));
+      lift.companions.push_back(std::move(per_value));
     }
     assign[lift.station] = -1;
     lifts_.push_back(std::move(lift));
@@ -1083,17 +1094,23 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   // Per lift and combination: whether some companion variable has no candidate at K.
   lifted_.assign(lifts_.size() * static_cast<size_t>(num_combos_), 0);
   for (size_t e = 0; e < lifts_.size(); ++e) {
-    for (int32_t c = 0; c < num_combos_; ++c) {
-      bool missing = false, some_at = false;
-      for (int32_t f : lifts_[e].companions[c]) {
-        if (f < 0) {
-          missing = missing || !some_at;
-          some_at = false;
+    const Lift& lift = lifts_[e];
+    missing_.assign(lift.companions.size(), 0);
+    for (size_t v = 0; v < lift.companions.size(); ++v) {
+      bool some_at = false;
+      for (const FactMask& m : lift.companions[v]) {
+        if (m.word >= 0) {
+          some_at = some_at || (words[m.word] & m.mask) != 0;
+        } else if (!some_at) {
+          missing_[v] = 1;
+          break;
         } else {
-          some_at = some_at || test_bit(words, f);
+          some_at = false;
         }
       }
-      lifted_[e * num_combos_ + c] = missing ? 1 : 0;
+    }
+    for (int32_t c = 0; c < num_combos_; ++c) {
+      lifted_[e * num_combos_ + c] = missing_[lift.value_of_combo[c]];
     }
   }
   matched_.clear();

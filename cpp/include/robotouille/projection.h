@@ -219,13 +219,19 @@ class ProjectionHeuristic {
     // Its share of the distance tables' cap (kMaxDistanceEntries in projection.cc).
     int64_t entries() const { return static_cast<int64_t>(distance.size() + via.size()); }
   };
+  struct FactMask {
+    int32_t word;   // a word of the state's facts (-1: ends a companion atom's masks)
+    uint64_t mask;  // facts in it
+  };
   struct Lift {
     int32_t var = -1;      // the top role's goal variable
     int32_t atom = -1;     // the goal atom "var at K"
     int32_t station = -1;  // K, a key variable
     int32_t key = -1;      // K's index in key_vars_
-    // Per combination: each companion atom's facts (one per candidate) at K's value, then -1.
-    std::vector<IntVec> companions;
+    // Per value of K (in the combinations): each companion atom's facts (one per candidate)
+    // at that value, as masks per word, then {-1, 0}.
+    std::vector<std::vector<FactMask>> companions;
+    IntVec value_of_combo;  // per combination: the index of K's value in companions
   };
   // The variables of one goal-variable group that objects play as roles (see above).
   struct RoleGroup {
@@ -281,6 +287,7 @@ class ProjectionHeuristic {
   std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
   std::vector<uint8_t> lifted_;  // scratch: [lift * combos + c]: some companion is missing
+  std::vector<uint8_t> missing_;  // scratch: per value of a lift's K: some companion is missing
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
