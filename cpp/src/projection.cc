@@ -1129,19 +1129,23 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     }
     matched_.push_back(&found->second);
   }
+  // Row by row (each projection's distances for all combinations are contiguous); the sums
+  // stop at kUnreached.
+  const auto combos = static_cast<size_t>(num_combos_);
+  sums_.assign(combos, 0);
+  int32_t* sums = sums_.data();
+  for (int32_t i : ungrouped_) {
+    if (ids_[i] < 0) continue;  // not reached from the start state: 0 is safe
+    const uint16_t* row = projections_[i].distance.data() + static_cast<size_t>(ids_[i]) * combos;
+    for (size_t c = 0; c < combos; ++c) sums[c] += row[c];
+  }
+  for (const IntVec* costs : matched_) {
+    const int32_t* row = costs->data();
+    for (size_t c = 0; c < combos; ++c) sums[c] = std::min(sums[c] + row[c], int32_t{kUnreached});
+  }
   int32_t best = kDeadEnd;
-  for (int32_t c = 0; c < num_combos_; ++c) {
-    int32_t sum = 0;
-    for (int32_t i : ungrouped_) {
-      if (ids_[i] < 0) continue;  // not reached from the start state: 0 is safe
-      const Projection& p = projections_[i];
-      sum += p.distance[static_cast<size_t>(ids_[i]) * num_combos_ + c];
-    }
-    for (const IntVec* costs : matched_) {
-      if (sum >= kUnreached) break;
-      sum += (*costs)[c];
-    }
-    if (sum < kUnreached) best = std::min(best, sum);
+  for (size_t c = 0; c < combos; ++c) {
+    if (sums[c] < kUnreached) best = std::min(best, sums[c]);
   }
   return best;
 }

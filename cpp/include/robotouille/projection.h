@@ -287,6 +287,7 @@ class ProjectionHeuristic {
   std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
   std::vector<uint8_t> lifted_;  // scratch: [lift * combos + c]: some companion is missing
+  IntVec sums_;                   // scratch: per combination, the bound's sum
   std::vector<uint8_t> missing_;  // scratch: per value of a lift's K: some companion is missing
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
