@@ -40,7 +40,7 @@ from .projections import (
     object_invariants,
     stations_hold_stacks,
 )
-from .symmetry import find_symmetries
+from .symmetry import find_symmetries, task_symmetries
 
 Algorithm = Literal["astar", "bfs"]
 Heuristic = Literal["projections", "lmcut", "time", "all"]
@@ -153,7 +153,11 @@ def _symmetry_tables(env: Env) -> dict[str, list[int]]:
     """
     fixed = () if env.mode == "centralized" else tuple(env._robot_objects)
     return _cached_tables(
-        env, ("symmetry", fixed), lambda: find_symmetries(env.task, fixed_objects=set(fixed))
+        env,
+        ("symmetry", fixed),
+        lambda: find_symmetries(env.task, fixed_objects=set(fixed))
+        if fixed
+        else task_symmetries(env.task),
     )
 
 

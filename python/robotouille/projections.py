@@ -71,7 +71,7 @@ from .compile import CompiledTask
 from .domain import Domain, Literal
 from .invariants import mutex_groups_by_object, union
 from .problem import Goal, GoalAtom
-from .symmetry import closed_groups, find_symmetries
+from .symmetry import closed_groups, task_symmetries
 
 IntArray = npt.NDArray[np.int64]
 
@@ -606,6 +606,8 @@ def implied_goal_task(task: CompiledTask) -> CompiledTask:
         return task
     out = copy.copy(task)
     out.__dict__.pop("_planner_tables", None)
+    out.__dict__.pop("_symmetries", None)
+    out.__dict__["_object_invariants"] = object_invariants(task)
     out.problem = dataclasses.replace(
         task.problem, goal=Goal((*goal.atoms, *implied), goal.variables)
     )
@@ -835,8 +837,10 @@ def object_invariants(
 
     The projections and the search's packing both read them. Only the result is kept on the
     task (a view of a large task takes tens of megabytes); ``view`` saves building one. The
-    search may store images of reachable states under interchangeable objects (of any goal):
-    only sets whose images are invariants too are kept (:func:`closed_groups`).
+    search may store images of reachable states under the task's interchangeable objects: only
+    sets whose images are invariants too are kept (:func:`closed_groups`). A task from
+    :func:`implied_goal_task` shares its source task's sets (the goal plays no part in them,
+    and the search swaps objects as the source task allows).
     """
     cached: dict[int, list[list[int]]] | None = task.__dict__.get("_object_invariants")
     if cached is None:
@@ -845,7 +849,7 @@ def object_invariants(
         found = mutex_groups_by_object(view, task.fact_pred, task.initial_bits, objects)
         kept = {
             tuple(g)
-            for g in closed_groups(union(found.values()), find_symmetries(task, goal=False))
+            for g in closed_groups(union(found.values()), task_symmetries(task))
         }
         cached = {o: [g for g in groups if tuple(g) in kept] for o, groups in found.items()}
         task.__dict__["_object_invariants"] = cached

@@ -244,22 +244,18 @@ def _goal_fixed(task: CompiledTask) -> tuple[set[int], list[set[int]]]:
     return constants, [set(c) for c in task.goal_candidates]
 
 
-def find_symmetries(
-    task: CompiledTask, *, fixed_objects: set[int] | None = None, goal: bool = True
-) -> SymmetryTables:
+def find_symmetries(task: CompiledTask, *, fixed_objects: set[int] | None = None) -> SymmetryTables:
     """Classes of interchangeable objects of ``task`` and the tables the planner applies.
 
     Args:
         task: The compiled task.
         fixed_objects: Objects that must never be swapped (e.g. the robots in turn-based and
             simultaneous mode, whose order matters).
-        goal: Whether swaps must also map the goal onto itself. Without, the classes contain
-            those of every task that differs from this one only in its goal.
 
     Returns:
         The tables (with no classes when nothing is interchangeable).
     """
-    constants, candidate_sets = _goal_fixed(task) if goal else (set(), [])
+    constants, candidate_sets = _goal_fixed(task)
     fixed = set(constants) | set(fixed_objects or ())
     checker = _Checker(task)
     classes: list[list[int]] = []
@@ -373,6 +369,14 @@ def _tables(
     )
 
 
+def task_symmetries(task: CompiledTask) -> SymmetryTables:
+    """``find_symmetries(task)`` with nothing fixed (centralized mode), computed once per task."""
+    found: SymmetryTables | None = task.__dict__.get("_symmetries")
+    if found is None:
+        found = task.__dict__["_symmetries"] = find_symmetries(task)
+    return found
+
+
 def closed_groups(groups: list[list[int]], tables: SymmetryTables) -> list[list[int]]:
     """The fact sets of ``groups`` that the tables' permutations keep within the kept sets.
 
@@ -423,4 +427,4 @@ def closed_groups(groups: list[list[int]], tables: SymmetryTables) -> list[list[
     return [list(g) for g, a in zip(groups, alive) if a]
 
 
-__all__ = ["SymmetryTables", "closed_groups", "find_symmetries"]
+__all__ = ["SymmetryTables", "closed_groups", "find_symmetries", "task_symmetries"]
