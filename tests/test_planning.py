@@ -531,7 +531,8 @@ def test_relocation_pruning_applies_only_to_plain_moves_in_centralized_mode() ->
     assert _relocation_shape(domain) == "move"
     move = next(a for a in domain.actions if a.name == "move")
     extra = dataclasses.replace(move, precons=(*move.precons, move.immediate_fx[0]))
-    assert _relocation_shape(dataclasses.replace(domain, actions=(extra,))) is None
+    with_extra = tuple(extra if a is move else a for a in domain.actions)
+    assert _relocation_shape(dataclasses.replace(domain, actions=with_extra)) is None
     without_wait = tuple(a for a in domain.actions if a.name != "wait")
     assert _relocation_shape(dataclasses.replace(domain, actions=without_wait)) is None
 

@@ -208,7 +208,7 @@ def _relocation_shape(domain: Domain) -> str | None:
 def _relocation_tables(env: Env) -> list[int]:
     """Per grounding, the robot it only relocates, or -1; empty where pruning does not apply.
 
-    Relocation pruning (search.h) replaces a robot's second move in a row by a move and a wait.
+    Relocation pruning (search.h) skips a robot's moves and the no-ops right after its move.
     It needs centralized mode, the move shape of :func:`_relocation_shape`, and for every robot
     a move x -> z wherever it has moves x -> y and y -> z (x != z).
     """
