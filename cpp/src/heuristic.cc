@@ -397,6 +397,9 @@ int32_t DelayHeuristic::hmax(bool with_times) {
     for (size_t i = 0; i < buckets_[v].size(); ++i) {
       const int32_t f = buckets_[v][i];
       if (value_[f] != static_cast<int32_t>(v)) continue;
+      // The time bound needs only the goal's value, final once popped (LM-cut needs every
+      // supporter below it, so its passes run to the end).
+      if (with_times && f == top_) return value_[top_];
       for (int32_t k = pre_of_begin_[f]; k < pre_of_begin_[f + 1]; ++k) {
         const int32_t o = pre_of_[k];
         if (--unsat_[o] != 0) continue;
