@@ -628,8 +628,9 @@ NB_MODULE(_core, m) {
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
       "upgrade_total_states, upgrade_seconds), or None. relocations: per grounding, the robot it "
-      "only moves between stations, or -1 (centralized mode prunes a robot's second move in a "
-      "row; see search.h), or empty for none. The GIL is released while searching.");
+      "only moves between stations, or -1 (in centralized mode a robot that just moved is "
+      "offered neither a move nor a no-op; see search.h), or empty for none. The GIL is "
+      "released while searching.");
 
   m.def(
       "heuristic_value",
