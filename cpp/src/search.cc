@@ -294,6 +294,11 @@ class Searcher {
       if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
     }
     width_ = options.mode == PlanMode::kSimultaneous ? players : 1;
+    no_op_.resize(static_cast<size_t>(task.num_groundings));
+    for (int32_t g = 0; g < task.num_groundings; ++g) {
+      no_op_[g] = task.spec.eff_begin[g] == task.spec.eff_begin[g + 1] &&
+                  task.spec.sfx_begin[g] == task.spec.sfx_begin[g + 1];
+    }
     init_relocations();
     if (options.algorithm == Algorithm::kAstar) {
       heuristic_ = std::make_unique<DelayHeuristic>(
@@ -403,14 +408,7 @@ class Searcher {
       robot_code_[r] = static_cast<int32_t>(code_robot_.size());
       code_robot_.push_back(r);
     }
-    if (options_.mode != PlanMode::kCentralized) return;
-    relocated_ = relocated;
-    const TaskSpec& spec = task_.spec;
-    no_op_.resize(static_cast<size_t>(task_.num_groundings));
-    for (int32_t g = 0; g < task_.num_groundings; ++g) {
-      no_op_[g] = spec.eff_begin[g] == spec.eff_begin[g + 1] &&
-                  spec.sfx_begin[g] == spec.sfx_begin[g + 1];
-    }
+    if (options_.mode == PlanMode::kCentralized) relocated_ = relocated;
   }
 
   // A step reaches a stored state at its depth: its pruning keeps only what both steps
@@ -502,10 +500,8 @@ class Searcher {
       for (int32_t r = 0; r < players; ++r) {
         if (options_.robots[r] == owner) slot = r;
       }
-      const bool no_op = spec.eff_begin[g] == spec.eff_begin[g + 1] &&
-                         spec.sfx_begin[g] == spec.sfx_begin[g + 1];
       if (slot < 0 && owner >= 0) continue;  // a player that is not a robot: Env.step refuses
-      if (slot >= 0 || no_op) {
+      if (slot >= 0 || no_op_[g]) {
         options_per_robot_[std::max(slot, 0)].push_back(g);
       } else {
         for (int32_t r = 0; r < players; ++r) options_per_robot_[r].push_back(g);
@@ -820,7 +816,7 @@ class Searcher {
   // Per state: kGoalFlag, kPendingFlag, kExpandedFlag and kRestFlag (A*), and the mover bits.
   std::vector<uint8_t> flags_;
   IntVec relocated_;    // per grounding: the robot it relocates, or -1 (empty: no pruning)
-  std::vector<uint8_t> no_op_;  // per grounding: it has no effects (a wait)
+  std::vector<uint8_t> no_op_;  // per grounding: it has no effects (such as a wait)
   IntVec robot_code_;   // per object: its mover code (1, 2, ...), or 0
   IntVec code_robot_;   // per mover code: the robot (code 0: -1)
   int32_t skip_robot_ = -1;    // the expanded state's mover: its relocations are skipped
