@@ -35,6 +35,7 @@ from .env import Env
 from .errors import SearchLimitError, UnsolvableError
 from .invariants import disjoint_groups, union
 from .projections import (
+    _only_actions_write,
     find_projections,
     implied_goal_task,
     object_invariants,
@@ -161,33 +162,28 @@ def _symmetry_tables(env: Env) -> dict[str, list[int]]:
     )
 
 
+_RELOCATION_PREDICATES = frozenset({"loc", "vacant"})
+
+
 def _relocation_shape(domain: Domain) -> str | None:
     """The domain's move action, if it has the shape relocation pruning rests on (search.h).
 
     The move ``(p, x, y)`` needs exactly ``loc(p, x)`` and ``vacant(y)`` and only moves ``p``:
     it makes ``loc(p, y)`` and ``vacant(x)`` true and ``loc(p, x)`` and ``vacant(y)`` false.
-    No special effect reads or writes ``loc`` or ``vacant``, no deletion can remove their
-    objects, and a wait (no parameters, preconditions or effects) exists.
+    No special effect reads or writes ``loc`` or ``vacant``, and a wait (no parameters,
+    preconditions or effects) exists. (That no deletion removes their objects is a property of
+    the compiled task: :func:`_relocation_tables` checks it.)
     """
     if not any(
         not a.params and not a.precons and not a.immediate_fx and not a.sfx for a in domain.actions
     ):
         return None
-    touched = {
-        lit.predicate
+    if not _only_actions_write(domain, _RELOCATION_PREDICATES) or any(
+        lit.predicate in _RELOCATION_PREDICATES
         for action in domain.actions
         for effect in action.all_special_effects()
-        for lit in (*effect.fx, *effect.conditions)
-    }
-    deletable = {
-        action.param_types[effect.param]
-        for action in domain.actions
-        for effect in action.all_special_effects()
-        if effect.type == "deletion"
-    }
-    if touched & {"loc", "vacant"} or not {"loc", "vacant"} <= set(domain.predicate_index):
-        return None
-    if deletable & {t for name in ("loc", "vacant") for t in domain.predicate(name).param_types}:
+        for lit in effect.conditions
+    ):
         return None
     for action in domain.actions:
         if action.sfx or len(action.params) != 3 or len(set(action.params)) != 3:
@@ -209,8 +205,9 @@ def _relocation_tables(env: Env) -> list[int]:
     """Per grounding, the robot it only relocates, or -1; empty where pruning does not apply.
 
     Relocation pruning (search.h) skips a robot's moves and the no-ops right after its move.
-    It needs centralized mode, the move shape of :func:`_relocation_shape`, and for every robot
-    a move x -> z wherever it has moves x -> y and y -> z (x != z).
+    It needs centralized mode, the move shape of :func:`_relocation_shape`, no deletion of an
+    object ``loc`` or ``vacant`` names, and for every robot a move x -> z wherever it has moves
+    x -> y and y -> z (x != z).
     """
     if env.mode != "centralized":
         return []
@@ -218,7 +215,10 @@ def _relocation_tables(env: Env) -> list[int]:
     def build() -> dict[str, list[int]]:
         task = env.task
         name = _relocation_shape(task.domain)
-        if name is None:
+        named_types = {
+            t for p in _RELOCATION_PREDICATES for t in task.domain.predicate(p).param_types
+        }
+        if name is None or task.deletable_types & named_types:
             return {"robot": []}
         action = next(i for i, a in enumerate(task.domain.actions) if a.name == name)
         robot = np.full(len(task.action_of), -1, dtype=np.int64)
