@@ -45,23 +45,14 @@ DelayHeuristic::DelayHeuristic(const Task& task, int32_t parallel_actions, bool 
 void DelayHeuristic::compute_node_adds(int32_t node, IntVec& out) const {
   const TaskSpec& s = task_.spec;
   const EffectType type = type_of(s, node);
-  IntVec created;
-  if (type == EffectType::kCreation) {
-    const int32_t group = s.node_create_group[node];
-    created.assign(s.group_slots.begin() + s.group_slot_begin[group],
-                   s.group_slots.begin() + s.group_slot_begin[group + 1]);
-    for (int32_t obj : created) {
-      if (s.exists_fact[obj] >= 0) out.push_back(s.exists_fact[obj]);
-    }
+  for (int32_t obj : task_.creatable(node)) {
+    if (s.exists_fact[obj] >= 0) out.push_back(s.exists_fact[obj]);
   }
   for (int32_t l = s.node_fx_begin[node]; l < s.node_cond_begin[node]; ++l) {
     // A failing conditional writes the negation of its effects: negative literals can add.
     if (s.lit_value[l] == 0 && type != EffectType::kConditional) continue;
-    if (s.lit_created_stride[l] > 0) {
-      for (int32_t obj : created) out.push_back(s.lit_fact[l] + s.lit_created_stride[l] * s.typepos[obj]);
-    } else {
-      out.push_back(s.lit_fact[l]);
-    }
+    const IntVec facts = task_.literal_facts(node, l);
+    out.insert(out.end(), facts.begin(), facts.end());
   }
 }
 
@@ -116,7 +107,8 @@ void DelayHeuristic::build(const Task& task) {
   std::vector<IntVec> triggers(static_cast<size_t>(task.num_templates));
   for (int32_t g = 0; g < task.num_groundings; ++g) {
     Draft& d = drafts[g];
-    d.pre.assign(s.pre_pos.begin() + s.pre_pos_begin[g], s.pre_pos.begin() + s.pre_pos_begin[g + 1]);
+    d.pre.assign(s.pre_pos.begin() + s.pre_pos_begin[g],
+                 s.pre_pos.begin() + s.pre_pos_begin[g + 1]);
     for (int32_t k = s.eff_begin[g]; k < s.eff_begin[g + 1]; ++k) {
       if (s.eff_value[k] != 0) {
         d.adds.push_back(s.eff_fact[k]);

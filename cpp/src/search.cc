@@ -109,7 +109,9 @@ class Packer {
         const uint64_t bits = words[w] & mask;
         if (bits == 0) continue;
         count += std::popcount(bits);
-        if (value == 0) value = static_cast<uint64_t>(index_of_[w * 64 + std::countr_zero(bits)]) + 1;
+        if (value == 0) {
+          value = static_cast<uint64_t>(index_of_[w * 64 + std::countr_zero(bits)]) + 1;
+        }
       }
       if (count > 1) throw std::logic_error("packing: a state has two facts of one invariant");
       or_bits(scratch_.data(), g.offset, g.bits, value);

@@ -441,4 +441,20 @@ int32_t Task::build_tree(IntVec groundings, const IntVec& tested) {
   return root;
 }
 
+IntVec Task::creatable(int32_t node) const {
+  if (spec.node_type[node] != static_cast<int32_t>(EffectType::kCreation)) return {};
+  const int32_t group = spec.node_create_group[node];
+  return IntVec(spec.group_slots.begin() + spec.group_slot_begin[group],
+                spec.group_slots.begin() + spec.group_slot_begin[group + 1]);
+}
+
+IntVec Task::literal_facts(int32_t node, int32_t l) const {
+  if (spec.lit_created_stride[l] == 0) return {spec.lit_fact[l]};
+  IntVec facts;
+  for (int32_t obj : creatable(node)) {
+    facts.push_back(spec.lit_fact[l] + spec.lit_created_stride[l] * spec.typepos[obj]);
+  }
+  return facts;
+}
+
 }  // namespace robotouille

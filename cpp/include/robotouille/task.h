@@ -162,6 +162,12 @@ class Task {
   bool atom_facts_under(int32_t atom, const int32_t* assign, int64_t max_facts,
                         IntVec& facts) const;
 
+  // The facts literal `l` of effect node `node` can name: its own fact, or for a literal about
+  // the created object, its fact for every object the creation node can make.
+  IntVec literal_facts(int32_t node, int32_t l) const;
+  // The objects creation node `node` can make (none for other nodes).
+  IntVec creatable(int32_t node) const;
+
  private:
   void build_index();
   void build_goal_filter();
