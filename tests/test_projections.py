@@ -287,6 +287,17 @@ def test_a_pot_counts_through_the_water_it_creates(seed: int) -> None:
     assert_within_steps_to_go(env, plan)
 
 
+def test_coarse_timers_let_a_pot_with_several_sinks_and_stoves_count() -> None:
+    """Seed 84's potato soup has two sinks and three stoves: with every paused timer's exact
+    progress the pot's projections outgrow their caps and add nothing; with coarse progress
+    (projection.h, "Timers") they fit, and the bound stays within the steps to go."""
+    (instance,) = datasets.load("asynchronous", seeds=[84], tasks=["5_potato_soup"])
+    env = instance.load()
+    assert bound(env) >= bound(env, limits={"exact_timers": True}) + 3
+    plan = robotouille.plan(env)
+    assert_within_steps_to_go(env, plan)
+
+
 def _lift_entries(tables: ProjectionTables) -> dict[int, list[int]]:
     """The lift entries by lifted variable: their companion atoms."""
     entries: dict[int, list[int]] = {}

@@ -66,6 +66,44 @@ int64_t size_factor(const Task& task, const ProjectionSpec& spec, size_t full, s
   return product;
 }
 
+constexpr int32_t kDelayedNode = static_cast<int32_t>(EffectType::kDelayed);
+// A step branches over at most 2^this ways its coarse timers can tick; a projection whose
+// states need more is dropped (projection.h, "Timers").
+constexpr uint32_t kMaxTimerChoices = 8;
+
+// The facts a template's updates can read and write (conditions, guards, effects, the pool
+// facts a creation reads and sets, the facts a deletion clears).
+struct Footprint {
+  std::set<int32_t> reads, writes;
+};
+
+Footprint footprint(const Task& task, int32_t t) {
+  const TaskSpec& s = task.spec;
+  Footprint f;
+  for (int32_t node = s.template_first[t]; node < s.template_first[t] + s.template_count[t];
+       ++node) {
+    for (int32_t o : task.creatable(node)) {
+      if (s.exists_fact[o] >= 0) {
+        f.reads.insert(s.exists_fact[o]);
+        f.writes.insert(s.exists_fact[o]);
+      }
+    }
+    if (s.node_type[node] == static_cast<int32_t>(EffectType::kDeletion)) {
+      const int32_t o = s.node_delete_object[node];
+      f.writes.insert(s.delete_facts.begin() + s.delete_fact_begin[o],
+                      s.delete_facts.begin() + s.delete_fact_begin[o + 1]);
+    }
+    for (int32_t l = s.node_fx_begin[node]; l < s.node_fx_begin[node + 1]; ++l) {
+      f.reads.insert(s.lit_guards.begin() + s.lit_guard_begin[l],
+                     s.lit_guards.begin() + s.lit_guard_begin[l + 1]);
+      const IntVec facts = task.literal_facts(node, l);
+      // Effects first, then conditions.
+      (l < s.node_cond_begin[node] ? f.writes : f.reads).insert(facts.begin(), facts.end());
+    }
+  }
+  return f;
+}
+
 // A relevant grounding, restricted to the projection's facts.
 struct LocalAction {
   int32_t grounding;
@@ -75,6 +113,11 @@ struct LocalAction {
   int32_t cost;
   int32_t arrival = 0;  // kArrivalMove / kArrivalDrop / kArrivalPick (projection.h)
   int32_t arrival_slot = 0;  // the acting robot's arrival bit, after F
+  // Whether the action changes one of these bits.
+  bool touches(const Bits& mask) const {
+    return std::any_of(effects.begin(), effects.end(),
+                       [&](const auto& e) { return mask.test(e.first); });
+  }
 };
 
 }  // namespace
@@ -83,7 +126,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
                                          const uint64_t* words, const int32_t* counters,
                                          std::function<bool()> stop,
                                          const ProjectionLimits& limits)
-    : task_(task) {
+    : task_(task), exact_timers_(limits.exact_timers) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
   const auto n = spec.objects.size();
@@ -520,13 +563,24 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
   }
   key_.assign(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   if (p.templates.empty()) return;
+  listed_.clear();
   for (int32_t i = 0; i < counters[1]; ++i) {
     const int32_t t = counters[2 + i];
-    if (!std::binary_search(p.templates.begin(), p.templates.end(), t)) continue;
+    if (std::binary_search(p.templates.begin(), p.templates.end(), t)) listed_.push_back(t);
+  }
+  if (p.sorted_timers) std::sort(listed_.begin(), listed_.end());
+  for (int32_t t : listed_) {
     key_.append(reinterpret_cast<const char*>(&t), 4);
-    const int32_t first = task_.node_offset + task_.spec.template_first[t];
-    key_.append(reinterpret_cast<const char*>(counters + first),
-                4 * static_cast<size_t>(task_.spec.template_count[t]));
+    const int32_t first = task_.spec.template_first[t];
+    for (int32_t node = first; node < first + task_.spec.template_count[t]; ++node) {
+      int32_t word = counters[task_.node_offset + node];
+      // Coarse timers (see "Timers"): a running timer's progress as 0 or "1 or more".
+      if (p.coarse_timers && task_.spec.node_type[node] == kDelayedNode &&
+          !(word & kCompleted) && (word & kProgressMask) > 1) {
+        word = (word & ~kProgressMask) | 1;
+      }
+      key_.append(reinterpret_cast<const char*>(&word), 4);
+    }
   }
 }
 
@@ -536,6 +590,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   const TaskSpec& s = task_.spec;
   Projection p;
   p.object = spec.objects[index];
+  p.coarse_timers = !exact_timers_;
   std::tie(p.group, p.roles) = object_roles_.at(p.object);
   p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
   // The distance tables' room caps the states too (checked while enumerating, so that a
@@ -768,8 +823,148 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       return std::popcount(bits.w[0] & m.w[0]) + std::popcount(bits.w[1] & m.w[1]) > 1;
     });
   };
+  // The bits of F that the templates of T read or write. An action that starts none of them
+  // and changes none of these bits commutes with the end-of-step pass (see the loop below).
+  std::vector<Footprint> footprints;
+  Bits timer_bits;
+  for (int32_t t : p.templates) {
+    footprints.push_back(footprint(task_, t));
+    for (const auto* facts : {&footprints.back().reads, &footprints.back().writes}) {
+      for (int32_t fact : *facts) {
+        if (bit_of[fact] >= 0) timer_bits.set(bit_of[fact]);
+      }
+    }
+  }
+  // One step from abstract state `key` by `a` (nullptr: waiting) run by the engine on the
+  // scratch state, once per way its coarse timers can tick (see "Timers"); each result is
+  // projected into key_, its merged bits taken from `merged_from`, and handed to `emit`.
+  struct TimerNode {
+    int32_t node, template_id, progress, set;
+    bool choice;  // whether the next tick can both complete it and leave it running
+  };
+  std::vector<TimerNode> timer_nodes;
+  std::vector<std::string> waits;  // the current state's results of waiting
+  std::vector<std::string> results;  // engine_steps' distinct results so far
+  auto engine_steps = [&](const std::string& key, const LocalAction* a, const Bits& merged_from,
+                          const auto& emit) {
+    timer_nodes.clear();
+    results.clear();
+    if (p.coarse_timers) {
+      materialize(key);
+      for (int32_t i = 0; i < work_counters[1]; ++i) {
+        const int32_t t = work_counters[2 + i];
+        for (int32_t node = s.template_first[t]; node < s.template_first[t] + s.template_count[t];
+             ++node) {
+          const int32_t word = work_counters[task_.node_offset + node];
+          if (s.node_type[node] == kDelayedNode && !(word & kCompleted)) {
+            timer_nodes.push_back({node, t, word & kProgressMask, 0, false});
+          }
+        }
+      }
+      clear();
+    }
+    // A coarse progress of 0 is exact; 1 stands for 1 .. goal - 1 ticks. So the next tick
+    // completes the timer when the goal is 1, can complete it when progress is 1, and can
+    // leave it running when progress + 1 < goal: only timers at 1 with a goal of 3 or more
+    // have two ways to go.
+    uint32_t open = 0;  // how many have
+    for (TimerNode& t : timer_nodes) {
+      const int32_t goal = s.node_goal[t.node];
+      t.choice = t.progress == 1 && goal >= 3;
+      t.set = t.progress == 1 || goal == 1 ? goal - 1 : t.progress;
+      open += t.choice ? 1 : 0;
+    }
+    if (open > kMaxTimerChoices) return false;
+    for (uint32_t fire = 0; fire < (uint32_t{1} << open); ++fire) {
+      uint32_t k = 0;
+      for (TimerNode& t : timer_nodes) {
+        if (t.choice) t.set = (fire >> k++) & 1 ? s.node_goal[t.node] - 1 : t.progress;
+      }
+      materialize(key);
+      for (const TimerNode& t : timer_nodes) {
+        int32_t& word = work_counters[task_.node_offset + t.node];
+        word = (word & ~kProgressMask) | t.set;
+      }
+      // Not step(): it would check the preconditions outside F, which are unknown here.
+      if (a != nullptr) apply_grounding(task_, work.data(), work_counters.data(), a->grounding);
+      end_step(task_, work.data(), work_counters.data());
+      // Back to coarse progress: an untouched timer keeps its own, a ticked one has 1 or more
+      // ticks. (A template that completed left the list; its words are zero again.)
+      const int32_t* list_begin = work_counters.data() + 2;
+      const int32_t* list_end = list_begin + work_counters[1];
+      for (const TimerNode& t : timer_nodes) {
+        int32_t& word = work_counters[task_.node_offset + t.node];
+        if ((word & kCompleted) || std::find(list_begin, list_end, t.template_id) == list_end) {
+          continue;
+        }
+        const int32_t progress = word & kProgressMask;
+        word = (word & ~kProgressMask) | (progress == t.set ? t.progress : 1);
+      }
+      project(p, work.data(), work_counters.data());
+      clear();
+      keep_merged(merged_from);
+      // Choices about timers that did not tick lead to the same state.
+      if (std::find(results.begin(), results.end(), key_) != results.end()) continue;
+      results.push_back(key_);
+      emit();
+    }
+    return true;
+  };
   project(p, words, counters);
   if (violates()) mutexes.clear();
+  // Timers in any order (see "Timers"): when every two templates of T commute within an
+  // end-of-step pass, their order in the list never changes a step's result.
+  std::set<int32_t> timer_writes;
+  for (const Footprint& f : footprints) timer_writes.insert(f.writes.begin(), f.writes.end());
+  // A fact that the root condition of template t needs true and that no template writes.
+  auto gate_facts = [&](int32_t t) {
+    IntVec out;
+    const int32_t root = s.template_first[t];
+    if (s.node_type[root] != static_cast<int32_t>(EffectType::kConditional) ||
+        s.node_fx_begin[root] != s.node_cond_begin[root]) {
+      return out;  // not a conditional, or one that writes its (negated) effects
+    }
+    for (int32_t l = s.node_cond_begin[root]; l < s.node_fx_begin[root + 1]; ++l) {
+      if (s.lit_value[l] != 0 && s.lit_created_stride[l] == 0 &&
+          s.lit_guard_begin[l] == s.lit_guard_begin[l + 1] &&
+          !timer_writes.contains(s.lit_fact[l])) {
+        out.push_back(s.lit_fact[l]);
+      }
+    }
+    return out;
+  };
+  auto in_one_invariant = [&](int32_t a, int32_t b) {
+    for (size_t k = 0; !mutexes.empty() && k + 1 < spec.mutex_begin.size(); ++k) {
+      const auto begin = spec.mutex_facts.begin() + spec.mutex_begin[k];
+      const auto end = spec.mutex_facts.begin() + spec.mutex_begin[k + 1];
+      if (std::find(begin, end, a) != end && std::find(begin, end, b) != end) return true;
+    }
+    return false;
+  };
+  auto commute = [&](size_t i, size_t j) {
+    const Footprint &x = footprints[i], &y = footprints[j];
+    auto meet = [](const std::set<int32_t>& u, const std::set<int32_t>& v) {
+      return std::any_of(u.begin(), u.end(), [&](int32_t f) { return v.contains(f); });
+    };
+    if (!meet(x.writes, y.reads) && !meet(x.writes, y.writes) && !meet(y.writes, x.reads)) {
+      return true;
+    }
+    // Exclusive: of two conditionals that write nothing when their condition fails, at most one
+    // passes it in a pass when they need distinct facts of one invariant that no template writes.
+    for (int32_t a : gate_facts(p.templates[i])) {
+      for (int32_t b : gate_facts(p.templates[j])) {
+        if (a != b && in_one_invariant(a, b)) return true;
+      }
+    }
+    return false;
+  };
+  p.sorted_timers = p.coarse_timers;
+  for (size_t i = 0; i < footprints.size() && p.sorted_timers; ++i) {
+    for (size_t j = i + 1; j < footprints.size() && p.sorted_timers; ++j) {
+      p.sorted_timers = commute(i, j);
+    }
+  }
+  project(p, words, counters);
   intern();
   for (size_t id = 0; id < keys_list.size(); ++id) {
     if (static_cast<int64_t>(keys_list.size()) > max_states) return false;
@@ -778,6 +973,12 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
     const bool timers = key.size() > sizeof(bits.w);
+    // Waiting: one end-of-step pass (per way the timers can tick).
+    waits.clear();
+    bool too_many_choices = false;
+    if (timers && !engine_steps(key, nullptr, bits, [&]() { waits.push_back(key_); })) {
+      return false;
+    }
     auto visit = [&](const LocalAction& a) {
       if ((bits.w[0] & a.need_true.w[0]) != a.need_true.w[0] ||
           (bits.w[1] & a.need_true.w[1]) != a.need_true.w[1] ||
@@ -793,23 +994,32 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         const uint64_t m = uint64_t{1} << (bit & 63);
         next.w[bit >> 6] = value ? (next.w[bit >> 6] | m) : (next.w[bit >> 6] & ~m);
       }
+      auto add_edge = [&]() {
+        if (violates()) return;
+        set_arrival(bits, &a);
+        const int32_t to = intern();
+        if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
+      };
       if (!timers && !a.starts_template) {
         key_.assign(reinterpret_cast<const char*>(next.w), sizeof(next.w));
+        add_edge();
+      } else if (!a.starts_template && !a.touches(timer_bits)) {
+        // The end-of-step pass neither reads nor writes what the action changes, so the step
+        // ends where waiting ends, with the action's effects on top.
+        for (const std::string& wait : waits) {
+          key_ = wait;
+          Bits after;
+          std::memcpy(after.w, key_.data(), sizeof(after.w));
+          for (const auto& [bit, value] : a.effects) after.assign(bit, value);
+          key_.replace(0, sizeof(after.w), reinterpret_cast<const char*>(after.w),
+                       sizeof(after.w));
+          add_edge();
+        }
       } else {
-        materialize(key);
-        // Not step(): it would check the preconditions outside F, which are unknown here.
-        apply_grounding(task_, work.data(), work_counters.data(), a.grounding);
-        end_step(task_, work.data(), work_counters.data());
-        project(p, work.data(), work_counters.data());
-        clear();
         // Merged bits follow the effects (no template touches them); the scratch state held
         // only their representatives, so its projection can miss a deletion.
-        keep_merged(next);
+        too_many_choices = too_many_choices || !engine_steps(key, &a, next, add_edge);
       }
-      if (violates()) return;
-      set_arrival(bits, &a);
-      const int32_t to = intern();
-      if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
     };
     for (int32_t w = 0; w < 2; ++w) {
       // F's bits only: the arrival bits after them have no bucket.
@@ -825,17 +1035,13 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     for (int32_t i = bucket_begin[width]; i < bucket_begin[width + 1]; ++i) {
       visit(actions[bucket[i]]);
     }
-    if (timers) {  // waiting: one end-of-step pass
-      materialize(key);
-      end_step(task_, work.data(), work_counters.data());
-      project(p, work.data(), work_counters.data());
-      clear();
-      keep_merged(bits);
-      if (!violates()) {  // (it never does: no template writes an invariant's fact)
-        set_arrival(bits, nullptr);
-        const int32_t to = intern();
-        if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
-      }
+    if (too_many_choices) return false;
+    for (const std::string& wait : waits) {
+      key_ = wait;
+      if (violates()) continue;  // (it never does: no template writes an invariant's fact)
+      set_arrival(bits, nullptr);
+      const int32_t to = intern();
+      if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
     }
     edge_begin.push_back(static_cast<int32_t>(edges.size()));
   }

@@ -89,6 +89,21 @@
  * every merged fact as its bit says. Both only let the projection do more, so it still never
  * overestimates.
  *
+ * Timers: an abstract state keeps each running delayed effect's progress coarsely, as 0 ticks
+ * or "1 or more, not yet done" (a real state projects that way too). A step then branches over
+ * the ways the next tick can go: a timer at 0 completes on it only when its duration is 1; one
+ * at "1 or more" completes (it had duration - 1 ticks) or, when its duration is at least 3,
+ * keeps running. Every real step maps onto one of those branches, so every real plan still
+ * maps to an abstract plan of the same cost. Waiting costs 0, so durations hardly matter to a
+ * projection (the time bound charges them); what the coarse progress saves is the product of
+ * every paused timer's progress (a pot filled and boiled part way at several sinks and stoves).
+ * (A projection whose steps would branch more than 2^8 ways is dropped instead.)
+ * The list's order of T's templates is kept too, unless every two of them commute within an
+ * end-of-step pass: neither writes what the other reads or writes, or both are conditionals
+ * that write nothing when their condition fails and need distinct facts of one invariant that
+ * no template writes (so at most one of them acts in a pass). Then the order never changes a
+ * step's result, and the key lists them sorted.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
@@ -161,6 +176,7 @@ struct ProjectionLimits {
   int64_t upgrade_states = 400'000;
   int64_t upgrade_total_states = 2'000'000;
   double upgrade_seconds = 0;
+  bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
 };
 
 class ProjectionHeuristic {
@@ -200,6 +216,8 @@ class ProjectionHeuristic {
     Bits merged_bits;  // the bits with merged facts
     IntVec templates;  // T, sorted
     int32_t object = -1;
+    bool coarse_timers = true;   // see "Timers"
+    bool sorted_timers = false;  // keys list T's templates sorted (see "Timers")
     int32_t group = -1;  // index into groups_, or -1 when the object has no roles
     IntVec roles;        // per role: the variable's index in its group's vars
     int32_t arrival_bit = -1;  // the first arrival bit (after F), or -1: no arrivals
@@ -276,6 +294,7 @@ class ProjectionHeuristic {
              const int32_t* counters, int64_t max_states, const std::function<bool()>& stop);
 
   const Task& task_;
+  bool exact_timers_ = false;
   IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c
   int32_t num_combos_ = 1;
   IntVec key_vars_;
@@ -292,6 +311,7 @@ class ProjectionHeuristic {
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
+  IntVec listed_;  // scratch for project(): T's templates in the list
 };
 
 }  // namespace robotouille
