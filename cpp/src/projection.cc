@@ -246,7 +246,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // about as much as a success. A built full row replaces its fallback (it keeps more facts, so it
   // bounds no lower). Full rows over the first caps but within the upgrade caps are built
   // afterwards, smallest first, while limits allow (ProjectionLimits); an upgrade cut short
-  // keeps its fallback.
+  // keeps its fallback. Rows that fail under the first caps with nothing to fall back on get
+  // one more try after them, under the upgrade caps.
   auto build_row = [&](size_t row, int64_t row_cap, int64_t total_cap, int64_t room,
                        const std::function<bool()>& halt) {
     const int64_t left = total_cap - abstract_states_ + room;
@@ -269,16 +270,31 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   struct Upgrade {
     int64_t predicted;
     size_t row, fallback;  // the full row; its fallback's index in projections_
+    bool retry = false;    // a row that failed under the first caps (no fallback to replace)
+    double per_state = 0;  // a retry's seconds per state in its failed build
   };
   std::vector<Upgrade> upgrades;
   const int64_t max_states = limits.max_states, max_total = limits.max_total_states;
+  auto seconds = [&]() { return std::chrono::duration<double>(clock::now() - started).count(); };
+  // Builds a row under the first caps; on failure (not stopped) queues its retry.
+  auto first_try = [&](size_t row) {
+    const double before = seconds();
+    if (build_row(row, max_states, max_total, 0, stop)) return true;
+    if (!(stop && stop())) {
+      const double per_state = (seconds() - before) / static_cast<double>(max_states);
+      upgrades.push_back({limits.upgrade_states, row, 0, true, per_state});
+    }
+    return false;
+  };
   for (size_t row = 0; row < n; ++row) {
     if (spec.fallback[row]) continue;  // built with the row before it
+    // A row without a fallback, or a fallback, that fails under the first caps is tried again
+    // under the upgrade caps after the upgrades (its size is unknown: taken as that cap).
     if (row + 1 >= n || !spec.fallback[row + 1]) {
-      if (!build_row(row, max_states, max_total, 0, stop) && stop && stop()) break;
+      if (!first_try(row) && stop && stop()) break;
       continue;
     }
-    if (!build_row(row + 1, max_states, max_total, 0, stop)) {
+    if (!first_try(row + 1)) {
       if (stop && stop()) break;
       continue;  // the full row has at least as many states
     }
@@ -296,22 +312,28 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   std::stable_sort(upgrades.begin(), upgrades.end(),
                    [](const Upgrade& a, const Upgrade& b) { return a.predicted < b.predicted; });
-  auto seconds = [&]() { return std::chrono::duration<double>(clock::now() - started).count(); };
   const bool timed = limits.upgrade_seconds > 0;
   const std::function<bool()> halt_upgrade = [&]() {
     return (stop && stop()) || (timed && seconds() > limits.upgrade_seconds);
   };
   for (const Upgrade& u : upgrades) {
-    const int64_t coarse = projections_[u.fallback].states;
+    const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
     // The seconds per kept state so far predict the upgrade's time (slightly high: replaced
     // and failed builds took time too).
     const double per_state =
-        seconds() / static_cast<double>(std::max<int64_t>(abstract_states_, 1));
+        u.retry ? u.per_state
+                : seconds() / static_cast<double>(std::max<int64_t>(abstract_states_, 1));
     const double expected = seconds() + per_state * static_cast<double>(u.predicted);
-    if ((timed && expected > limits.upgrade_seconds) || halt_upgrade() ||
+    if (halt_upgrade()) break;
+    // Too slow or too large now; a later entry may still fit (retries have their own rates).
+    if ((timed && expected > limits.upgrade_seconds) ||
         u.predicted > std::min(limits.upgrade_states,
                                limits.upgrade_total_states - abstract_states_ + coarse)) {
-      break;
+      continue;
+    }
+    if (u.retry) {
+      build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, 0, halt_upgrade);
+      continue;
     }
     if (!entries_fit(u.row, u.predicted, u.fallback)) continue;
     if (build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, coarse,
@@ -835,12 +857,29 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       }
     }
   }
+  std::set<int32_t> timer_writes;
+  for (const Footprint& f : footprints) timer_writes.insert(f.writes.begin(), f.writes.end());
+  // Per template of T, its root conditions that no template writes, as (fact, value): when one
+  // fails once the step's action is applied, the template pauses in the pass, so its timers
+  // do not tick.
+  std::unordered_map<int32_t, std::vector<std::pair<int32_t, bool>>> fixed_gates;
+  for (int32_t t : p.templates) {
+    const int32_t root = s.template_first[t];
+    if (s.node_type[root] != static_cast<int32_t>(EffectType::kConditional)) continue;
+    for (int32_t l = s.node_cond_begin[root]; l < s.node_fx_begin[root + 1]; ++l) {
+      if (s.lit_created_stride[l] == 0 && s.lit_guard_begin[l] == s.lit_guard_begin[l + 1] &&
+          !timer_writes.contains(s.lit_fact[l])) {
+        fixed_gates[t].emplace_back(s.lit_fact[l], s.lit_value[l] != 0);
+      }
+    }
+  }
   // One step from abstract state `key` by `a` (nullptr: waiting) run by the engine on the
   // scratch state, once per way its coarse timers can tick (see "Timers"); each result is
   // projected into key_, its merged bits taken from `merged_from`, and handed to `emit`.
   struct TimerNode {
     int32_t node, template_id, progress, set;
     bool choice;  // whether the next tick can both complete it and leave it running
+    bool paused;  // whether its template's root condition is known to fail in this step
   };
   std::vector<TimerNode> timer_nodes;
   std::vector<std::string> waits;  // the current state's results of waiting
@@ -857,9 +896,17 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
              ++node) {
           const int32_t word = work_counters[task_.node_offset + node];
           if (s.node_type[node] == kDelayedNode && !(word & kCompleted)) {
-            timer_nodes.push_back({node, t, word & kProgressMask, 0, false});
+            timer_nodes.push_back({node, t, word & kProgressMask, 0, false, false});
           }
         }
+      }
+      if (a != nullptr) apply_grounding(task_, work.data(), work_counters.data(), a->grounding);
+      for (TimerNode& t : timer_nodes) {
+        const auto gates = fixed_gates.find(t.template_id);
+        t.paused = gates != fixed_gates.end() &&
+                   std::any_of(gates->second.begin(), gates->second.end(), [&](const auto& g) {
+                     return test_bit(work.data(), g.first) != g.second;
+                   });
       }
       clear();
     }
@@ -870,8 +917,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     uint32_t open = 0;  // how many have
     for (TimerNode& t : timer_nodes) {
       const int32_t goal = s.node_goal[t.node];
-      t.choice = t.progress == 1 && goal >= 3;
-      t.set = t.progress == 1 || goal == 1 ? goal - 1 : t.progress;
+      t.choice = t.progress == 1 && goal >= 3 && !t.paused;
+      t.set = (t.progress == 1 || goal == 1) && !t.paused ? goal - 1 : t.progress;
       open += t.choice ? 1 : 0;
     }
     if (open > kMaxTimerChoices) return false;
@@ -914,8 +961,6 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   if (violates()) mutexes.clear();
   // Timers in any order (see "Timers"): when every two templates of T commute within an
   // end-of-step pass, their order in the list never changes a step's result.
-  std::set<int32_t> timer_writes;
-  for (const Footprint& f : footprints) timer_writes.insert(f.writes.begin(), f.writes.end());
   // A fact that the root condition of template t needs true and that no template writes.
   auto gate_facts = [&](int32_t t) {
     IntVec out;
