@@ -301,11 +301,14 @@ def test_coarse_timers_let_a_pot_with_several_sinks_and_stoves_count() -> None:
 def test_a_row_that_fails_under_the_first_caps_is_tried_again_under_the_upgrade_caps() -> None:
     """Seed 210's soup (four sinks, four stoves, two robots): the pot's row without the
     robots' positions has about 133,000 states, over the first cap of 100,000. It has no
-    coarser row to fall back on, so it is tried again in the upgrade pass, and counts."""
+    coarser row to fall back on, so under a time limit it is tried again in the upgrade pass,
+    and counts."""
     (instance,) = datasets.load("multi_agent", seeds=[210], tasks=["7_onion_potato_tomato_soup"])
     env = instance.load()
     # 150,000 leaves out the rows with the robots' positions (predicted at 183,804 each).
-    assert bound(env, limits={"upgrade_states": 150_000}) >= bound(env, limits=NO_UPGRADES) + 5
+    timed = {"upgrade_states": 150_000, "upgrade_seconds": 60}
+    assert bound(env, limits=timed) >= bound(env, limits=NO_UPGRADES) + 5
+    assert bound(env, limits={"upgrade_states": 150_000}) == bound(env, limits=NO_UPGRADES)
 
 
 def _lift_entries(tables: ProjectionTables) -> dict[int, list[int]]:

@@ -246,8 +246,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // about as much as a success. A built full row replaces its fallback (it keeps more facts, so it
   // bounds no lower). Full rows over the first caps but within the upgrade caps are built
   // afterwards, smallest first, while limits allow (ProjectionLimits); an upgrade cut short
-  // keeps its fallback. Rows that fail under the first caps with nothing to fall back on get
-  // one more try after them, under the upgrade caps.
+  // keeps its fallback. Under a time limit, rows that fail under the first caps with nothing to
+  // fall back on get one more try after them, under the upgrade caps.
   auto build_row = [&](size_t row, int64_t row_cap, int64_t total_cap, int64_t room,
                        const std::function<bool()>& halt) {
     const int64_t left = total_cap - abstract_states_ + room;
@@ -280,7 +280,9 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   auto first_try = [&](size_t row) {
     const double before = seconds();
     if (build_row(row, max_states, max_total, 0, stop)) return true;
-    if (!(stop && stop())) {
+    // Only under a time limit, which the failed build's rate lets the retry respect; without
+    // one a retry could spend seconds on a row that fails again (small random tasks do).
+    if (limits.upgrade_seconds > 0 && !(stop && stop())) {
       const double per_state = (seconds() - before) / static_cast<double>(max_states);
       upgrades.push_back({limits.upgrade_states, row, 0, true, per_state});
     }

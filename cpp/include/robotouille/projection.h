@@ -113,10 +113,10 @@
  * first; the full row follows when the fallback's size times the robots' position combinations
  * (and arrival twins) fits the caps, and replaces it (it keeps more facts, so it bounds no
  * lower). Full rows that do not fit get a second pass with larger caps, smallest first, while
- * time allows (ProjectionLimits); after them, so do the rows that failed under the first caps
- * with nothing to fall back on (a fallback itself, or an object with one row), each while the
- * rate of its failed build predicts it ends in time. The total of abstract states over all
- * projections is capped as well.
+ * time allows (ProjectionLimits); after them, under a time limit, so do the rows that failed
+ * under the first caps with nothing to fall back on (a fallback itself, or an object with one
+ * row), each when the rate of its failed build predicts it ends in time. The total of abstract
+ * states over all projections is capped as well.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread.
@@ -169,10 +169,10 @@ constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
 
 // Caps on construction (see "Construction" above). Full rows (with the robots' positions)
 // predicted over max_states wait for the upgrade pass, which builds them up to upgrade_states
-// each and upgrade_total_states in all, smallest first, then retries the rows that failed with
-// no fallback. With upgrade_seconds > 0, an upgrade starts only when construction so far
-// predicts that it ends within that many seconds of construction, and one that runs over is
-// dropped (its fallback stays).
+// each and upgrade_total_states in all, smallest first, then (with upgrade_seconds > 0 only)
+// retries the rows that failed with no fallback. With upgrade_seconds > 0, an upgrade starts
+// only when construction so far predicts that it ends within that many seconds of
+// construction, and one that runs over is dropped (its fallback stays).
 struct ProjectionLimits {
   int64_t max_states = 100'000;
   int64_t max_total_states = 1'000'000;
