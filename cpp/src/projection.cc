@@ -963,20 +963,17 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   if (violates()) mutexes.clear();
   // Timers in any order (see "Timers"): when every two templates of T commute within an
   // end-of-step pass, their order in the list never changes a step's result.
-  // A fact that the root condition of template t needs true and that no template writes.
+  // The facts that the root condition of template t needs true and that no template writes,
+  // when that root writes nothing on failing (no effects to negate).
   auto gate_facts = [&](int32_t t) {
     IntVec out;
     const int32_t root = s.template_first[t];
-    if (s.node_type[root] != static_cast<int32_t>(EffectType::kConditional) ||
-        s.node_fx_begin[root] != s.node_cond_begin[root]) {
-      return out;  // not a conditional, or one that writes its (negated) effects
+    const auto gates = fixed_gates.find(t);
+    if (gates == fixed_gates.end() || s.node_fx_begin[root] != s.node_cond_begin[root]) {
+      return out;
     }
-    for (int32_t l = s.node_cond_begin[root]; l < s.node_fx_begin[root + 1]; ++l) {
-      if (s.lit_value[l] != 0 && s.lit_created_stride[l] == 0 &&
-          s.lit_guard_begin[l] == s.lit_guard_begin[l + 1] &&
-          !timer_writes.contains(s.lit_fact[l])) {
-        out.push_back(s.lit_fact[l]);
-      }
+    for (const auto& [fact, value] : gates->second) {
+      if (value) out.push_back(fact);
     }
     return out;
   };
