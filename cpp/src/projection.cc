@@ -902,7 +902,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
           }
         }
       }
-      if (a != nullptr) apply_grounding(task_, work.data(), work_counters.data(), a->grounding);
+      if (a != nullptr && !timer_nodes.empty()) {
+        apply_grounding(task_, work.data(), work_counters.data(), a->grounding);
+      }
       for (TimerNode& t : timer_nodes) {
         const auto gates = fixed_gates.find(t.template_id);
         t.paused = gates != fixed_gates.end() &&
