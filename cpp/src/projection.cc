@@ -361,7 +361,14 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
     }
   }
+  for (Projection& p : projections_) {
+    std::map<int32_t, uint64_t> masks;  // by word, in order
+    for (int32_t f : p.facts) masks[f / 64] |= uint64_t{1} << (f % 64);
+    for (const auto& [bit, f] : p.merged) masks[f / 64] |= uint64_t{1} << (f % 64);
+    for (const auto& [word, mask] : masks) p.watched.push_back({word, mask});
+  }
   ids_.assign(projections_.size(), -1);
+  id_changed_.assign(projections_.size(), 0);
 }
 
 void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
@@ -465,6 +472,8 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
       lift.companions.push_back(std::move(per_value));
     }
     assign[lift.station] = -1;
+    lift.missing_begin = static_cast<int32_t>(missing_.size());
+    missing_.resize(missing_.size() + lift.companions.size(), 0);
     lifts_.push_back(std::move(lift));
     i += 3 + static_cast<size_t>(n);
   }
@@ -1322,8 +1331,9 @@ int32_t ProjectionHeuristic::match(const RoleGroup& group, int32_t c) {
       if (dp_[mask] >= kInf) continue;
       for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
         const uint32_t bit = uint32_t{1} << p.roles[r];
-        const bool lifted = via != nullptr && p.lift_of_role[r] >= 0 &&
-                            lifted_[p.lift_of_role[r] * num_combos_ + c];
+        const int32_t e = via == nullptr ? -1 : p.lift_of_role[r];
+        const bool lifted =
+            e >= 0 && missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
         // A state never reached: 0 is safe.
         const int32_t cost = d == nullptr ? 0 : (lifted ? via[r] : d[r]);
         if ((mask & bit) || cost >= kUnreached) continue;
@@ -1340,36 +1350,57 @@ int32_t ProjectionHeuristic::match(const RoleGroup& group, int32_t c) {
 
 int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
   if (projections_.empty()) return 0;
+  const bool first = last_words_.empty();
+  const auto num_words = static_cast<size_t>(task_.num_words);
+  const auto num_counters = static_cast<size_t>(task_.num_counters);
+  const bool counters_changed =
+      first || !std::equal(counters, counters + num_counters, last_counters_.begin());
   for (size_t i = 0; i < projections_.size(); ++i) {
-    ids_[i] = find(projections_[i], words, counters);
+    const Projection& p = projections_[i];
+    // find() reads only F's facts, merged ones included, and the counters when T is not empty.
+    bool changed = first || (counters_changed && !p.templates.empty());
+    for (size_t k = 0; k < p.watched.size() && !changed; ++k) {
+      const FactMask& m = p.watched[k];
+      changed = ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
+    }
+    const int32_t id = changed ? find(p, words, counters) : ids_[i];
+    id_changed_[i] = first || id != ids_[i];
+    ids_[i] = id;
   }
-  // Per lift and combination: whether some companion variable has no candidate at K.
-  lifted_.assign(lifts_.size() * static_cast<size_t>(num_combos_), 0);
-  for (size_t e = 0; e < lifts_.size(); ++e) {
-    const Lift& lift = lifts_[e];
-    missing_.assign(lift.companions.size(), 0);
+  last_words_.assign(words, words + num_words);
+  last_counters_.assign(counters, counters + num_counters);
+  // Per lift and value of K: whether some companion variable has no candidate at K.
+  missing_.assign(missing_.size(), 0);
+  for (const Lift& lift : lifts_) {
     for (size_t v = 0; v < lift.companions.size(); ++v) {
       bool some_at = false;
       for (const FactMask& m : lift.companions[v]) {
         if (m.word >= 0) {
           some_at = some_at || (words[m.word] & m.mask) != 0;
         } else if (!some_at) {
-          missing_[v] = 1;
+          missing_[lift.missing_begin + v] = 1;
           break;
         } else {
           some_at = false;
         }
       }
     }
-    for (int32_t c = 0; c < num_combos_; ++c) {
-      lifted_[e * num_combos_ + c] = missing_[lift.value_of_combo[c]];
-    }
   }
+  const bool lifted_changed = first || missing_ != last_missing_;
+  last_missing_ = missing_;
   matched_.clear();
   for (RoleGroup& group : groups_) {
+    const bool kept =
+        !(group.lifted && lifted_changed) &&
+        std::none_of(group.members.begin(), group.members.end(),
+                     [&](int32_t m) { return id_changed_[m] != 0; });
+    if (kept && group.last != nullptr) {
+      matched_.push_back(group.last);
+      continue;
+    }
     key_.clear();
     for (int32_t m : group.members) key_.append(reinterpret_cast<const char*>(&ids_[m]), 4);
-    if (group.lifted) key_.append(reinterpret_cast<const char*>(lifted_.data()), lifted_.size());
+    if (group.lifted) key_.append(reinterpret_cast<const char*>(missing_.data()), missing_.size());
     auto found = group.cache.find(key_);
     if (found == group.cache.end()) {
       if (static_cast<int64_t>(group.cache.size() + 1) * num_combos_ > kMaxCachedCosts) {
@@ -1379,7 +1410,8 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       for (int32_t c = 0; c < num_combos_; ++c) costs[c] = match(group, c);
       found = group.cache.emplace(key_, std::move(costs)).first;
     }
-    matched_.push_back(&found->second);
+    group.last = &found->second;
+    matched_.push_back(group.last);
   }
   // Row by row (each projection's distances for all combinations are contiguous); the sums
   // stop at kUnreached.

@@ -195,6 +195,9 @@ class ProjectionHeuristic {
                       const ProjectionLimits& limits = {});
 
   // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
+  // Incremental: a projection whose facts (and, with timers, the counters) equal those of the
+  // previous call keeps its abstract state, and a group whose members all kept theirs keeps its
+  // matching (A* evaluates a state's successors one after another; most differ in few facts).
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
 
   int64_t abstract_states() const { return abstract_states_; }
@@ -208,6 +211,10 @@ class ProjectionHeuristic {
   };
 
  private:
+  struct FactMask {
+    int32_t word;   // a word of the state's facts (-1: ends a companion atom's masks)
+    uint64_t mask;  // facts in it
+  };
   struct Projection {
     IntVec facts;      // F, in bit order
     struct FactRun {
@@ -237,12 +244,9 @@ class ProjectionHeuristic {
     IntVec lift_of_role;             // per role: its index into lifts_, or -1
     std::vector<uint16_t> via;       // laid out as distance; lifted roles only (see "Lifts")
     int32_t states = 0;              // abstract states
+    std::vector<FactMask> watched;   // the words and bits of F and its merged facts
     // Its share of the distance tables' cap (kMaxDistanceEntries in projection.cc).
     int64_t entries() const { return static_cast<int64_t>(distance.size() + via.size()); }
-  };
-  struct FactMask {
-    int32_t word;   // a word of the state's facts (-1: ends a companion atom's masks)
-    uint64_t mask;  // facts in it
   };
   struct Lift {
     int32_t var = -1;      // the top role's goal variable
@@ -253,16 +257,18 @@ class ProjectionHeuristic {
     // at that value, as masks per word, then {-1, 0}.
     std::vector<std::vector<FactMask>> companions;
     IntVec value_of_combo;  // per combination: the index of K's value in companions
+    int32_t missing_begin = 0;  // its values' entries in missing_
   };
   // The variables of one goal-variable group that objects play as roles (see above).
   struct RoleGroup {
     IntVec vars;             // goal variables, at most kMaxRoleVars
     IntVec members;          // projections whose object has roles in this group
     uint32_t free_vars = 0;  // variables with a candidate that is not a member (cost 0)
-    bool lifted = false;     // some member has a lifted role (its costs depend on lifted_)
+    bool lifted = false;     // some member has a lifted role (its costs depend on missing_)
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
     std::unordered_map<std::string, IntVec> cache;
+    const IntVec* last = nullptr;  // the costs evaluate() used last (an entry of cache)
   };
   static constexpr int64_t kMaxCachedCosts = 4'000'000;  // per group; then the cache restarts
   static constexpr int32_t kMaxRoleVars = 10;
@@ -308,13 +314,18 @@ class ProjectionHeuristic {
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
   std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
-  std::vector<uint8_t> lifted_;  // scratch: [lift * combos + c]: some companion is missing
   IntVec sums_;                   // scratch: per combination, the bound's sum
-  std::vector<uint8_t> missing_;  // scratch: per value of a lift's K: some companion is missing
+  // Per lift (from its missing_begin) and value of its K: some companion is missing there.
+  std::vector<uint8_t> missing_;
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
   IntVec listed_;  // scratch for project(): T's templates in the list
+  // The state evaluate() saw last (empty before the first call), and its missing_.
+  std::vector<uint64_t> last_words_;
+  IntVec last_counters_;
+  std::vector<uint8_t> last_missing_;
+  std::vector<uint8_t> id_changed_;  // scratch: per projection, its id differs from last call's
 };
 
 }  // namespace robotouille
