@@ -119,6 +119,7 @@ Canonicalizer::Canonicalizer(const Task& task, SymmetrySpec spec)
             "template object is not a class member");
   }
   signature_.assign(static_cast<size_t>(task.num_objects), 0);
+  fact_signature_.assign(static_cast<size_t>(task.num_objects), 0);
 }
 
 int32_t Canonicalizer::partner(int32_t pair, int32_t t) const {
@@ -180,15 +181,22 @@ void Canonicalizer::canonicalize(uint64_t* words, int32_t* counters,
                                  std::vector<std::pair<int32_t, int32_t>>* swaps) {
   if (empty()) return;
   const SymmetrySpec& s = spec_;
-  for (int32_t o : s.class_objects) signature_[o] = 0;
-  for (int32_t w = 0; w < task_.num_words; ++w) {
-    for (uint64_t bits = words[w] & relevant_[w]; bits; bits &= bits - 1) {
-      const int32_t f = w * 64 + std::countr_zero(bits);
+  // The facts' part of the signatures, updated from the previous call's input by the facts
+  // that differ (the search canonicalizes one state's successors in a row).
+  const auto num_words = static_cast<size_t>(task_.num_words);
+  if (last_input_.empty()) last_input_.assign(num_words, 0);
+  for (size_t w = 0; w < num_words; ++w) {
+    for (uint64_t bits = (words[w] ^ last_input_[w]) & relevant_[w]; bits; bits &= bits - 1) {
+      const int32_t f = static_cast<int32_t>(w * 64) + std::countr_zero(bits);
+      const bool now = test_bit(words, f);
       for (int32_t i = contrib_begin_[f]; i < contrib_begin_[f + 1]; ++i) {
-        signature_[contrib_object_[i]] += contrib_value_[i];
+        uint64_t& sum = fact_signature_[contrib_object_[i]];
+        sum = now ? sum + contrib_value_[i] : sum - contrib_value_[i];
       }
     }
+    last_input_[w] = words[w];
   }
+  for (int32_t o : s.class_objects) signature_[o] = fact_signature_[o];
   // Active special effects: their orbit, list position and progress words.
   const int32_t length = counters[1];
   for (int32_t i = 0; i < length; ++i) {

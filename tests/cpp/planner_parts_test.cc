@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -81,6 +82,23 @@ TEST(CanonicalizerTest, SymmetricStatesGetOneRepresentative) {
   }
   EXPECT_EQ(reps[0], reps[1]);
   EXPECT_EQ(reps[1], reps[2]);
+}
+
+TEST(CanonicalizerTest, EachCallDependsOnlyOnItsOwnState) {
+  // The fact signatures are updated from the previous call's input: any sequence of states must
+  // come out as a fresh Canonicalizer would make it.
+  const Task task = cells_task();
+  Canonicalizer shared(task, cells_symmetry());
+  const uint64_t sequence[] = {1, 6, 6, 7, 0, 4, 3, 5, 2, 2, 7, 1, 0, 6};
+  for (uint64_t facts : sequence) {
+    State a(task), b(task);
+    a.words[0] = b.words[0] = facts;
+    shared.canonicalize(a.words.data(), a.counters.data(), nullptr);
+    Canonicalizer fresh(task, cells_symmetry());
+    fresh.canonicalize(b.words.data(), b.counters.data(), nullptr);
+    EXPECT_EQ(a.words, b.words) << "facts " << facts;
+    EXPECT_EQ(std::popcount(a.words[0]), std::popcount(facts));
+  }
 }
 
 TEST(CanonicalizerTest, RejectsTablesThatDoNotFitTheTask) {
@@ -315,6 +333,27 @@ TEST(ProjectionHeuristicTest, RolesTakeTheCheapestDistinctObjects) {
   EXPECT_EQ(roles_bound(2, false), 3);  // both are needed: 2 + 1
   EXPECT_EQ(roles_bound(1, true), 0);   // item 1 is already done
   EXPECT_EQ(roles_bound(2, true), 2);   // item 0 must still be done
+}
+
+TEST(ProjectionHeuristicTest, EachEvaluationDependsOnlyOnItsOwnState) {
+  // evaluate() reuses what the previous call found for unchanged facts: any sequence of states
+  // must get the bounds a fresh heuristic (built from the same start) gives each.
+  const Carry c = carry_task();
+  State start(c.task);
+  start.set(0);
+  start.set(4);
+  ProjectionHeuristic shared(c.task, c.spec, start.words.data(), start.counters.data());
+  const std::pair<int32_t, int32_t> sequence[] = {{0, 4}, {0, 3}, {6, 3}, {6, 5}, {2, 5},
+                                                  {2, 3}, {0, 4}, {6, 4}, {1, 4}, {1, 4}};
+  for (const auto& [item, robot] : sequence) {
+    State s(c.task);
+    s.set(item);
+    s.set(robot);
+    ProjectionHeuristic fresh(c.task, c.spec, start.words.data(), start.counters.data());
+    EXPECT_EQ(shared.evaluate(s.words.data(), s.counters.data()),
+              fresh.evaluate(s.words.data(), s.counters.data()))
+        << "item fact " << item << ", robot fact " << robot;
+  }
 }
 
 TEST(ProjectionHeuristicTest, RejectsTablesThatDoNotFitTheTask) {

@@ -77,6 +77,9 @@ class Canonicalizer {
   std::vector<uint64_t> contrib_value_;
   // Scratch.
   std::vector<uint64_t> signature_;  // per object
+  // The facts' part of signature_ for last_input_, the fact words of the previous call's input
+  // (all false before the first call).
+  std::vector<uint64_t> fact_signature_, last_input_;
   IntVec role_, order_, saved_words_, renamed_;
 };
 
