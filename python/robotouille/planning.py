@@ -215,10 +215,12 @@ def _relocation_tables(env: Env) -> list[int]:
     def build() -> dict[str, list[int]]:
         task = env.task
         name = _relocation_shape(task.domain)
+        if name is None:  # checked first: without the shape, loc and vacant may not exist
+            return {"robot": []}
         named_types = {
             t for p in _RELOCATION_PREDICATES for t in task.domain.predicate(p).param_types
         }
-        if name is None or task.deletable_types & named_types:
+        if task.deletable_types & named_types:
             return {"robot": []}
         action = next(i for i, a in enumerate(task.domain.actions) if a.name == name)
         robot = np.full(len(task.action_of), -1, dtype=np.int64)
