@@ -260,12 +260,12 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     projections_[fallback] = std::move(projections_.back());
     projections_.pop_back();
   };
-  // Whether `states` of the row fit the distance tables' room, once its fallback is gone.
-  auto entries_fit = [&](size_t row, int64_t states, size_t fallback) {
-    const auto roles = static_cast<int64_t>(object_roles_.at(spec.objects[row]).second.size());
-    const int64_t columns = static_cast<int64_t>(num_combos_) * std::max<int64_t>(1, roles);
-    return states * columns <=
-           kMaxDistanceEntries - distance_entries_ + projections_[fallback].entries();
+  // Whether `states` of the row are predicted to fit the distance tables' room, once its
+  // fallback is gone: the full row has the fallback's goal atoms, so about its columns.
+  auto entries_fit = [&](int64_t states, size_t fallback) {
+    const Projection& f = projections_[fallback];
+    const int64_t columns = f.entries() / std::max<int64_t>(1, f.states);
+    return states * columns <= kMaxDistanceEntries - distance_entries_ + f.entries();
   };
   struct Upgrade {
     int64_t predicted;
@@ -304,7 +304,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const int64_t coarse = projections_[fallback].states;
     const int64_t predicted = coarse * size_factor(task_, spec, row, row + 1);
     if (predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
-        !entries_fit(row, predicted, fallback)) {
+        !entries_fit(predicted, fallback)) {
       upgrades.push_back({predicted, row, fallback});
     } else if (build_row(row, max_states, max_total, coarse, stop)) {
       replace(fallback);
@@ -337,7 +337,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, 0, halt_upgrade);
       continue;
     }
-    if (!entries_fit(u.row, u.predicted, u.fallback)) continue;
+    if (!entries_fit(u.predicted, u.fallback)) continue;
     if (build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, coarse,
                   halt_upgrade)) {
       replace(u.fallback);
@@ -479,12 +479,11 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
   }
 }
 
-void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
+bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
                                     const std::vector<std::string>& keys,
                                     const std::vector<int16_t>& bit_of,
                                     const IntVec& reverse_begin, const IntVec& reverse_source,
-                                    const std::vector<uint8_t>& reverse_cost,
-                                    const IntVec& same_distances) {
+                                    const std::vector<uint8_t>& reverse_cost, int64_t room) {
   const TaskSpec& s = task_.spec;
   const auto count = static_cast<int32_t>(keys.size());
   const auto num_keys = static_cast<int32_t>(key_vars_.size());
@@ -499,30 +498,25 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
     const auto it = hold_bit.find(robot);
     return it != hold_bit.end() && it->second >= 0 && b.test(it->second);
   };
-  std::vector<Bits> bits(static_cast<size_t>(count));
-  for (int32_t id = 0; id < count; ++id) std::memcpy(bits[id].w, keys[id].data(), 16);
   // The robot whose position fact is F's bit `b` (its first argument).
   auto robot_of = [&](int32_t b) {
     const auto at = static_cast<size_t>(p.facts[b]) * static_cast<size_t>(s.fact_args_width);
     return at < s.fact_args.size() ? s.fact_args[at] : -1;
   };
-  IntVec assign(s.goal_var_group.size(), -1), facts;
-  std::vector<uint16_t> via(static_cast<size_t>(count));
-  std::vector<IntVec> buckets;
   // Columns whose distances, "at K" bit and robots' "at K" bits agree have the same via
-  // distances (most combinations differ only in key variables that other roles name).
-  const auto columns = static_cast<size_t>(num_combos_) * static_cast<size_t>(p.width);
-  std::map<std::tuple<int32_t, int32_t, IntVec>, size_t> done;
+  // distances (most combinations differ only in key variables that other roles name): one
+  // via column each, keyed (column of p.distance, at K bit, (robot at K bit, robot) pairs).
+  using ViaKey = std::tuple<int32_t, int32_t, IntVec>;
+  std::map<ViaKey, int32_t> via_column_of_key;
+  std::vector<ViaKey> via_keys;
+  IntVec assign(s.goal_var_group.size(), -1), facts;
+  p.via_column_of.assign(p.column_of.size(), -1);
   for (size_t r = 0; r < p.roles.size(); ++r) {
     if (p.lift_of_role[r] < 0) continue;
     const Lift& lift = lifts_[p.lift_of_role[r]];
     for (int32_t c = 0; c < num_combos_; ++c) {
-      // Where (state, c, r) sits in p.distance and p.via.
-      auto cell = [&](int32_t id) {
-        return (static_cast<size_t>(id) * num_combos_ + c) * p.width + r;
-      };
       // The object's "at K" fact under c; without it in F the via states are unknown and the
-      // plain distances (already copied into p.via) stay.
+      // plain distances stand (no via column).
       assign[lift.var] = p.object;
       assign[lift.station] = combos_[c * num_keys + lift.key];
       const bool one = task_.atom_facts_under(lift.atom, assign.data(), 1, facts) &&
@@ -535,54 +529,64 @@ void ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
       for (const auto& [slot, robot_bit, object_bit] : p.colocated) {
         if (object_bit == at) robot_at.insert(robot_at.end(), {robot_bit, robot_of(robot_bit)});
       }
-      // Some robot (at K, where known) does not hold the object: the one acting there.
-      auto acting = [&](const Bits& b) {
-        if (robot_at.empty()) {
-          return hold_bit.empty() ||
-                 std::any_of(hold_bit.begin(), hold_bit.end(),
-                             [&](const auto& rb) { return !holds(b, rb.first); });
-        }
-        for (size_t k = 0; k < robot_at.size(); k += 2) {
-          if (b.test(robot_at[k]) && !holds(b, robot_at[k + 1])) return true;
-        }
-        return false;
-      };
-      const size_t column = cell(0);
-      const auto [earlier, fresh] =
-          done.emplace(std::make_tuple(same_distances[column], at, robot_at), column);
-      if (!fresh) {
-        for (int32_t id = 0; id < count; ++id) {
-          p.via[id * columns + column] = p.via[id * columns + earlier->second];
-        }
-        continue;
-      }
-      // Dial's algorithm: 0-1 edges, seeded with the goal distances of the via states.
-      buckets.assign(1, {});
-      for (int32_t id = 0; id < count; ++id) {
-        via[id] = kUnreached;
-        const uint16_t d = p.distance[cell(id)];
-        if (bits[id].test(at) || d >= kUnreached || !acting(bits[id])) continue;
-        via[id] = d;
-        if (buckets.size() <= d) buckets.resize(d + 1u);
-        buckets[d].push_back(id);
-      }
-      for (size_t d = 0; d < buckets.size(); ++d) {
-        for (size_t j = 0; j < buckets[d].size(); ++j) {
-          const int32_t v = buckets[d][j];
-          if (via[v] != d) continue;
-          for (int32_t e = reverse_begin[v]; e < reverse_begin[v + 1]; ++e) {
-            const int32_t u = reverse_source[e];
-            const size_t next = std::min<size_t>(d + reverse_cost[e], kUnreached - 1);
-            if (next >= via[u]) continue;
-            via[u] = static_cast<uint16_t>(next);
-            if (buckets.size() <= next) buckets.resize(next + 1);
-            buckets[next].push_back(u);
-          }
-        }
-      }
-      for (int32_t id = 0; id < count; ++id) p.via[cell(id)] = via[id];
+      const size_t column = static_cast<size_t>(c) * p.width + r;
+      ViaKey key(p.column_of[column], at, std::move(robot_at));
+      const auto [it, fresh] =
+          via_column_of_key.emplace(key, static_cast<int32_t>(via_keys.size()));
+      if (fresh) via_keys.push_back(std::move(key));
+      p.via_column_of[column] = it->second;
     }
   }
+  p.via_columns = static_cast<int32_t>(via_keys.size());
+  if (static_cast<int64_t>(count) * p.via_columns > room) return false;
+  p.via.assign(static_cast<size_t>(count) * p.via_columns, kUnreached);
+  std::vector<Bits> bits(static_cast<size_t>(count));
+  for (int32_t id = 0; id < count; ++id) std::memcpy(bits[id].w, keys[id].data(), 16);
+  std::vector<uint16_t> via(static_cast<size_t>(count));
+  std::vector<IntVec> buckets;
+  for (int32_t v_column = 0; v_column < p.via_columns; ++v_column) {
+    const auto& [column, at, robot_at] = via_keys[v_column];
+    // Some robot (at K, where known) does not hold the object: the one acting there.
+    auto acting = [&](const Bits& b) {
+      if (robot_at.empty()) {
+        return hold_bit.empty() ||
+               std::any_of(hold_bit.begin(), hold_bit.end(),
+                           [&](const auto& rb) { return !holds(b, rb.first); });
+      }
+      for (size_t k = 0; k < robot_at.size(); k += 2) {
+        if (b.test(robot_at[k]) && !holds(b, robot_at[k + 1])) return true;
+      }
+      return false;
+    };
+    // Dial's algorithm: 0-1 edges, seeded with the goal distances of the via states.
+    buckets.assign(1, {});
+    for (int32_t id = 0; id < count; ++id) {
+      via[id] = kUnreached;
+      const uint16_t d = p.distance[static_cast<size_t>(id) * p.columns + column];
+      if (bits[id].test(at) || d >= kUnreached || !acting(bits[id])) continue;
+      via[id] = d;
+      if (buckets.size() <= d) buckets.resize(d + 1u);
+      buckets[d].push_back(id);
+    }
+    for (size_t d = 0; d < buckets.size(); ++d) {
+      for (size_t j = 0; j < buckets[d].size(); ++j) {
+        const int32_t v = buckets[d][j];
+        if (via[v] != d) continue;
+        for (int32_t e = reverse_begin[v]; e < reverse_begin[v + 1]; ++e) {
+          const int32_t u = reverse_source[e];
+          const size_t next = std::min<size_t>(d + reverse_cost[e], kUnreached - 1);
+          if (next >= via[u]) continue;
+          via[u] = static_cast<uint16_t>(next);
+          if (buckets.size() <= next) buckets.resize(next + 1);
+          buckets[next].push_back(u);
+        }
+      }
+    }
+    for (int32_t id = 0; id < count; ++id) {
+      p.via[static_cast<size_t>(id) * p.via_columns + v_column] = via[id];
+    }
+  }
+  return true;
 }
 
 void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
@@ -626,10 +630,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   p.coarse_timers = !exact_timers_;
   std::tie(p.group, p.roles) = object_roles_.at(p.object);
   p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
-  // The distance tables' room caps the states too (checked while enumerating, so that a
-  // projection too large for it fails early).
+  // The distance tables' room caps the states too (each needs one entry at least; checked
+  // while enumerating, so that a projection too large for it fails early).
   const int64_t columns = static_cast<int64_t>(num_combos_) * p.width;
-  max_states = std::min(max_states, (kMaxDistanceEntries - distance_entries_) / columns);
+  max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
   // Merged facts (projection.h) share their representative's bit; the others get one each.
   std::unordered_map<int32_t, int32_t> representative;
   for (int32_t k = spec.merge_begin.empty() ? 0 : spec.merge_begin[index];
@@ -1122,9 +1126,6 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   if (task_.num_facts % 64 != 0) {
     optimistic.back() = (uint64_t{1} << (task_.num_facts % 64)) - 1;
   }
-  int64_t entries = static_cast<int64_t>(count) * columns;
-  if (distance_entries_ + entries > kMaxDistanceEntries) return false;
-  p.distance.assign(static_cast<size_t>(count) * columns, kUnreached);
   // Goal tests depend only on the bits of F that some goal atom can name (not, e.g., on where
   // the robot stands), so they are computed once per distinct value of those bits: per
   // abstract state, a "goal class" with one flag per combination.
@@ -1173,9 +1174,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
   }
   // Per column (combination x role), a 0-1 breadth-first search backwards from its goal
-  // states, on a contiguous scratch column (the table interleaves the columns), over reverse
-  // edges laid out in the order it reads them. Columns with the same goal states (e.g. a role
-  // whose atoms name no key variable, under every combination) share one search.
+  // states, over reverse edges laid out in the order it reads them. Columns with the same goal
+  // states (e.g. a role whose atoms name no key variable, under every combination) share one
+  // search and one column of p.distance.
   IntVec reverse_source(edges.size());
   std::vector<uint8_t> reverse_cost(edges.size());
   for (size_t r = 0; r < edges.size(); ++r) {
@@ -1184,24 +1185,27 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   }
   const size_t num_classes = class_of_bits.size();
   std::unordered_map<std::string, int32_t> column_of_goals;
-  IntVec same_distances(static_cast<size_t>(columns));  // per column: the first one like it
-  std::string goals(num_classes, '\0');
-  std::vector<uint16_t> dist(static_cast<size_t>(count));
-  std::deque<int32_t> queue;
+  std::vector<std::string> distinct_goals;  // per column of p.distance: its goal classes
+  p.column_of.resize(static_cast<size_t>(columns));
   for (int32_t column = 0; column < columns; ++column) {
-    if (stop && stop()) return false;
+    std::string goals(num_classes, '\0');
     for (size_t k = 0; k < num_classes; ++k) {
       goals[k] = static_cast<char>(class_goal[k * columns + column]);
     }
-    const auto [same, fresh] = column_of_goals.emplace(goals, column);
-    same_distances[column] = same->second;
-    if (!fresh) {
-      for (int32_t id = 0; id < count; ++id) {
-        const size_t row = static_cast<size_t>(id) * columns;
-        p.distance[row + column] = p.distance[row + same->second];
-      }
-      continue;
-    }
+    const auto [it, fresh] =
+        column_of_goals.emplace(goals, static_cast<int32_t>(distinct_goals.size()));
+    if (fresh) distinct_goals.push_back(std::move(goals));
+    p.column_of[column] = it->second;
+  }
+  p.columns = static_cast<int32_t>(distinct_goals.size());
+  const int64_t entries = static_cast<int64_t>(count) * p.columns;
+  if (distance_entries_ + entries > kMaxDistanceEntries) return false;
+  p.distance.assign(static_cast<size_t>(entries), kUnreached);
+  std::vector<uint16_t> dist(static_cast<size_t>(count));
+  std::deque<int32_t> queue;
+  for (int32_t u = 0; u < p.columns; ++u) {
+    if (stop && stop()) return false;
+    const std::string& goals = distinct_goals[u];
     std::fill(dist.begin(), dist.end(), kUnreached);
     for (int32_t id = 0; id < count; ++id) {
       if (goals[goal_class[id]]) {
@@ -1213,21 +1217,21 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       const int32_t v = queue.front();
       queue.pop_front();
       for (int32_t r = reverse_begin[v]; r < reverse_begin[v + 1]; ++r) {
-        const int32_t u = reverse_source[r];
+        const int32_t from = reverse_source[r];
         // Capped below kUnreached: a (never seen) longer distance is underestimated, not lost.
         const int32_t d = std::min<int32_t>(dist[v] + reverse_cost[r], kUnreached - 1);
-        if (d < dist[u]) {
-          dist[u] = static_cast<uint16_t>(d);
+        if (d < dist[from]) {
+          dist[from] = static_cast<uint16_t>(d);
           if (reverse_cost[r] == 0) {
-            queue.push_front(u);
+            queue.push_front(from);
           } else {
-            queue.push_back(u);
+            queue.push_back(from);
           }
         }
       }
     }
     for (int32_t id = 0; id < count; ++id) {
-      p.distance[static_cast<size_t>(id) * columns + column] = dist[id];
+      p.distance[static_cast<size_t>(id) * p.columns + u] = dist[id];
     }
   }
   // Lifted roles (see "Lifts"): distances through a state where the object is elsewhere.
@@ -1242,12 +1246,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         lifted = true;
       }
     }
-    if (lifted) {
-      entries *= 2;
-      if (distance_entries_ + entries > kMaxDistanceEntries) return false;
-      p.via = p.distance;
-      build_via(p, spec, index, keys_list, bit_of, reverse_begin, reverse_source, reverse_cost,
-                same_distances);
+    if (lifted && !build_via(p, spec, index, keys_list, bit_of, reverse_begin, reverse_source,
+                             reverse_cost, kMaxDistanceEntries - distance_entries_ - entries)) {
+      return false;
     }
   }
   // Abstract states without running timers (most) get an open-addressing table on their two
@@ -1274,7 +1275,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   }
   p.states = count;
   abstract_states_ += count;
-  distance_entries_ += entries;
+  distance_entries_ += p.entries();
   projections_.push_back(std::move(p));
   return true;
 }
@@ -1323,19 +1324,22 @@ int32_t ProjectionHeuristic::match(const RoleGroup& group, int32_t c) {
   for (int32_t m : group.members) {
     const Projection& p = projections_[m];
     const int32_t id = ids_[m];
-    const size_t row = (static_cast<size_t>(id) * num_combos_ + c) * p.width;
-    const uint16_t* d = id < 0 ? nullptr : p.distance.data() + row;
-    const uint16_t* via = id < 0 || p.via.empty() ? nullptr : p.via.data() + row;
+    const auto at = static_cast<size_t>(id);
+    const uint16_t* d = id < 0 ? nullptr : p.distance.data() + at * p.columns;
+    const uint16_t* via = id < 0 || p.via.empty() ? nullptr : p.via.data() + at * p.via_columns;
+    // This combination's columns, one per role.
+    const int32_t* column_of = p.column_of.data() + static_cast<size_t>(c) * p.width;
+    const int32_t* via_column_of = via == nullptr ? nullptr : p.via_column_of.data() + c * p.width;
     // Masks downwards: a mask only grows, so each member plays at most one role.
     for (uint32_t mask = all + 1; mask-- > 0;) {
       if (dp_[mask] >= kInf) continue;
       for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
         const uint32_t bit = uint32_t{1} << p.roles[r];
         const int32_t e = via == nullptr ? -1 : p.lift_of_role[r];
-        const bool lifted =
-            e >= 0 && missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
+        const bool lifted = e >= 0 && via_column_of[r] >= 0 &&
+                            missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
         // A state never reached: 0 is safe.
-        const int32_t cost = d == nullptr ? 0 : (lifted ? via[r] : d[r]);
+        const int32_t cost = d == nullptr ? 0 : (lifted ? via[via_column_of[r]] : d[column_of[r]]);
         if ((mask & bit) || cost >= kUnreached) continue;
         dp_[mask | bit] = std::min(dp_[mask | bit], dp_[mask] + cost);
       }
@@ -1420,8 +1424,9 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   int32_t* sums = sums_.data();
   for (int32_t i : ungrouped_) {
     if (ids_[i] < 0) continue;  // not reached from the start state: 0 is safe
-    const uint16_t* row = projections_[i].distance.data() + static_cast<size_t>(ids_[i]) * combos;
-    for (size_t c = 0; c < combos; ++c) sums[c] += row[c];
+    const Projection& p = projections_[i];  // no roles: one column per combination
+    const uint16_t* row = p.distance.data() + static_cast<size_t>(ids_[i]) * p.columns;
+    for (size_t c = 0; c < combos; ++c) sums[c] += row[p.column_of[c]];
   }
   for (const IntVec* costs : matched_) {
     const int32_t* row = costs->data();

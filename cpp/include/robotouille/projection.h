@@ -240,9 +240,18 @@ class ProjectionHeuristic {
     std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
     std::unordered_map<std::string, int32_t> ids;  // the other keys -> state id
-    std::vector<uint16_t> distance;  // [(id * combos + c) * width + role]; see kUnreached
-    IntVec lift_of_role;             // per role: its index into lifts_, or -1
-    std::vector<uint16_t> via;       // laid out as distance; lifted roles only (see "Lifts")
+    // Distances: combination c and role r read column column_of[c * width + r] of
+    // distance[id * columns + column] (see kUnreached). Columns with the same goal states (most
+    // combinations differ only in key variables the object's roles do not name) share one.
+    IntVec column_of;
+    int32_t columns = 0;
+    std::vector<uint16_t> distance;
+    IntVec lift_of_role;  // per role: its index into lifts_, or -1
+    // Lifted roles' via distances (see "Lifts"), laid out the same way; via_column_of is -1
+    // where the plain distance stands.
+    IntVec via_column_of;
+    int32_t via_columns = 0;
+    std::vector<uint16_t> via;
     int32_t states = 0;              // abstract states
     std::vector<FactMask> watched;   // the words and bits of F and its merged facts
     // Its share of the distance tables' cap (kMaxDistanceEntries in projection.cc).
@@ -293,12 +302,12 @@ class ProjectionHeuristic {
   void assign_roles(const ProjectionSpec& spec);
   // Validates spec.lifts and fills lifts_ (after the combinations are known).
   void read_lifts(const ProjectionSpec& spec);
-  // Fills p.via for p's lifted roles from p.distance over the reverse edges (see "Lifts").
-  // `same_distances`: per column of p.distance, the first column with the same distances.
-  void build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
+  // Fills p.via for p's lifted roles from p.distance over the reverse edges (see "Lifts");
+  // false when its columns need more than `room` entries.
+  bool build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
                  const std::vector<std::string>& keys, const std::vector<int16_t>& bit_of,
                  const IntVec& reverse_begin, const IntVec& reverse_source,
-                 const std::vector<uint8_t>& reverse_cost, const IntVec& same_distances);
+                 const std::vector<uint8_t>& reverse_cost, int64_t room);
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
              const int32_t* counters, int64_t max_states, const std::function<bool()>& stop);
 
