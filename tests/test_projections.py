@@ -311,6 +311,19 @@ def test_a_row_that_fails_under_the_first_caps_is_tried_again_under_the_upgrade_
     assert bound(env, limits={"upgrade_states": 150_000}) == bound(env, limits=NO_UPGRADES)
 
 
+def test_rows_with_many_key_combinations_fit_the_distance_tables() -> None:
+    """Seed 252's three dishes on separate tables give 90 key combinations. A row keeps one
+    distance column per distinct goal set, not per combination and role (270 for an onion),
+    so every onion's row fits the distance tables' room; with a column per combination the
+    third onion's no longer did, and the start bound was 26."""
+    (instance,) = datasets.load(
+        "asynchronous",
+        seeds=[252],
+        tasks=["9_onion_potato_soup_and_fried_onion_ring_lettuce_burger_and_onion_cheese_sandwich"],
+    )
+    assert bound(instance.load(), limits=NO_UPGRADES) >= 45
+
+
 def _lift_entries(tables: ProjectionTables) -> dict[int, list[int]]:
     """The lift entries by lifted variable: their companion atoms."""
     entries: dict[int, list[int]] = {}
