@@ -116,7 +116,9 @@
  * time allows (ProjectionLimits); after them, under a time limit, so do the rows that failed
  * under the first caps with nothing to fall back on (a fallback itself, or an object with one
  * row), each when the rate of its failed build predicts it ends in time. The total of abstract
- * states over all projections is capped as well.
+ * states over all projections is capped as well, and so are the distance tables: one entry per
+ * abstract state and distinct column, where combinations and roles with the same abstract goal
+ * states share a column.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread.
