@@ -632,7 +632,6 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
   // The distance tables' room caps the states too (each needs one entry at least; checked
   // while enumerating, so that a projection too large for it fails early).
-  const int64_t columns = static_cast<int64_t>(num_combos_) * p.width;
   max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
   // Merged facts (projection.h) share their representative's bit; the others get one each.
   std::unordered_map<int32_t, int32_t> representative;
@@ -1146,6 +1145,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   IntVec fixed(task_.spec.goal_var_group.size(), -1);
   std::unordered_map<std::string, int32_t> class_of_bits;
   IntVec goal_class(static_cast<size_t>(count));
+  const int64_t columns = static_cast<int64_t>(num_combos_) * p.width;  // (combination, role)
   std::vector<uint8_t> class_goal;  // [class * columns + c * width + role]
   const auto keys = static_cast<int32_t>(key_vars_.size());
   for (int32_t id = 0; id < count; ++id) {
@@ -1417,14 +1417,14 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     group.last = &found->second;
     matched_.push_back(group.last);
   }
-  // Row by row (each projection's distances for all combinations are contiguous); the sums
-  // stop at kUnreached.
+  // Row by row: an ungrouped projection's distance for each combination (its column there),
+  // then each group's matched costs; the sums stop at kUnreached.
   const auto combos = static_cast<size_t>(num_combos_);
   sums_.assign(combos, 0);
   int32_t* sums = sums_.data();
   for (int32_t i : ungrouped_) {
     if (ids_[i] < 0) continue;  // not reached from the start state: 0 is safe
-    const Projection& p = projections_[i];  // no roles: one column per combination
+    const Projection& p = projections_[i];  // no roles: width 1
     const uint16_t* row = p.distance.data() + static_cast<size_t>(ids_[i]) * p.columns;
     for (size_t c = 0; c < combos; ++c) sums[c] += row[p.column_of[c]];
   }
