@@ -32,9 +32,9 @@ at most the real plan, and the sum of the projections' optimal costs never overe
 Arrivals: the partition charges an empty-handed move to nobody, yet every pick-up of an item
 by a robot that has moved since it last put that item down comes right after one
 (``projection.h`` gives the argument). A projection then also counts those arrivals, each once,
-in the pick that follows. The argument rests on the shapes of the actions that free a robot's
-hand and that pick an item up; ``_arrival_shapes`` checks them on the domain, and without them
-no arrival is counted.
+in the pick that follows, with one history bit per robot. The argument rests on the shapes of
+the actions that free a robot's hand and that pick an item up; ``_arrival_shapes`` checks them
+on the domain, and without them no arrival is counted.
 
 Lifts: a top bun that starts clear on its stack looks done to its own projection, though the
 patty must still go under it. Whenever a goal object that must join it at the table (a
@@ -856,16 +856,15 @@ def object_invariants(
     return cached
 
 
-def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> ProjectionTables:
+def find_projections(task: CompiledTask, *, arrivals: bool = True) -> ProjectionTables:
     """The projections of ``task`` and their cost partition (see the module docstring).
 
     Args:
         task: The compiled task.
-        arrivals: Whether to count arrivals (where the domain allows). The default, None,
-            counts them with one robot only: with several, each robot's bit multiplies the
-            abstract states (x4 with two), which pushes the projections that keep the robots'
-            positions over their cap, and the coarser fallbacks are weaker than what the
-            arrivals add (multi_agent/3 seed 126: 22 at the start instead of 26).
+        arrivals: Whether to count arrivals (where the domain allows), with one bit per
+            robot. A robot's bit matters only while it stands at the object's station, so
+            construction keeps it only there (projection.h): with two robots the bits add
+            about a sixth to the abstract states, not the factor of 4 of two free bits.
 
     Returns:
         The tables; objects whose projection would exceed :data:`MAX_FACTS` facts, or would
@@ -891,8 +890,6 @@ def find_projections(task: CompiledTask, *, arrivals: bool | None = None) -> Pro
         and any(a not in view.robots for a in view.args(f))
     }
     predicate_names = [p.name for p in task.domain.predicates]
-    if arrivals is None:
-        arrivals = len(view.robots) == 1
     arrivals_apply = arrivals and _arrival_shapes(task.domain)
     slot_of = {r: k for k, r in enumerate(sorted(view.robots))}
     objects: list[int] = []

@@ -45,11 +45,15 @@
  * partition charges to nobody, and different picks come after different arrivals. A projection
  * with arrivals therefore carries one more bit per robot, "r has moved since it last put the
  * object down", set by r's moves and cleared by r's drops, and a pick by r with r's bit set
- * costs 1 more. The bits are history, not state. A state's bound is read with r's bit clear
- * where r stands at the item's station (its arrival, if any, is already paid for) and set
- * elsewhere: there r must move before it can pick the item up (r cannot stay while the item is
- * brought to it: its station is not vacant), so the bit makes no difference. Construction also
- * enumerates this canonical twin of every state.
+ * costs 1 more. The bits are history, not state. Where r does not stand at the item's station
+ * (or holds it), r must move before it next picks the item up unless it puts the item down first
+ * (r cannot stay while the item is brought to it: its station is not vacant), so by that pick
+ * its bit is set either way. Construction therefore sets r's bit after every step that leaves
+ * r there: every real plan still maps to an abstract plan that pays the same at each pick, and
+ * the bits vary only in the states where r stands at the item's station (about a sixth more
+ * states with two robots, not a factor of 4). A state's bound is read with r's bit clear where
+ * r stands at the item's station (its arrival, if any, is already paid for) and set elsewhere;
+ * construction also enumerates this canonical twin of every state.
  *
  * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
  * table) while other goal objects, its companions, must join it there in a way that needs the
@@ -111,8 +115,8 @@
  * states (or that a stop request interrupts) is dropped: it then adds 0, unless the tables give a
  * coarser fallback for the same object (without the robots' positions). The fallback is built
  * first; the full row follows when the fallback's size times the robots' position combinations
- * (and arrival twins) fits the caps, and replaces it (it keeps more facts, so it bounds no
- * lower). Full rows that do not fit get a second pass with larger caps, smallest first, while
+ * fits the caps, and replaces it (it keeps more facts, so it bounds no lower). Full rows that
+ * do not fit get a second pass with larger caps, smallest first, while
  * time allows (ProjectionLimits); after them, under a time limit, so do the rows that failed
  * under the first caps with nothing to fall back on (a fallback itself, or an object with one
  * row), each when the rate of its failed build predicts it ends in time. The total of abstract
@@ -176,10 +180,10 @@ constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
 // only when construction so far predicts that it ends within that many seconds of
 // construction, and one that runs over is dropped (its fallback stays).
 struct ProjectionLimits {
-  int64_t max_states = 100'000;
-  int64_t max_total_states = 1'000'000;
-  int64_t upgrade_states = 400'000;
-  int64_t upgrade_total_states = 2'000'000;
+  int64_t max_states = 120'000;
+  int64_t max_total_states = 1'200'000;
+  int64_t upgrade_states = 480'000;
+  int64_t upgrade_total_states = 2'400'000;
   double upgrade_seconds = 0;
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
 };
@@ -238,6 +242,10 @@ class ProjectionHeuristic {
       int32_t slot, robot_at, object_at;  // robot slot; local bits of the two facts
     };
     std::vector<Colocated> colocated;
+    // The same pairs for quick tests: per robot slot, its position bits among them, and per
+    // position bit (kMaxFacts entries, or none), the object's bits that go with it.
+    std::vector<Bits> slot_places;
+    std::vector<Bits> objects_at;
     int32_t width = 1;   // distances per (state, combination): one per role, at least 1
     std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
@@ -298,6 +306,8 @@ class ProjectionHeuristic {
   // The bits a state's bound is read with: a robot standing where it could pick the object up
   // without moving has its arrival bit clear, every other robot has it set (projection.h).
   static Bits canonical_arrivals(const Projection& p, Bits bits);
+  // The robot slots (as bits) that stand where they could pick the object up without moving.
+  static Bits colocated_slots(const Projection& p, const Bits& bits);
   // Appends the abstract key of (words, counters) under projection p to key_.
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
   // Fills object_roles_ and groups_' variables (see "Roles" above).
