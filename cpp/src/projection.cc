@@ -776,8 +776,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       if (a != nullptr && a->arrival_slot == bit && (a->arrival & kArrivalDrop)) moved = false;
       next.assign(bit, moved);
     }
-    // Canonical history: a robot that could not pick the object up without moving must move
-    // before its next pick of it, so its bit will be set by then (projection.h); setting it now
+    // Canonical history (projection.h): a robot away from the object moves before it next
+    // picks it up, or puts it down first, so setting its bit now changes no pick's cost and
     // merges states that differ only there.
     const Bits here = colocated_slots(p, next);
     for (int32_t k = 0; k < p.arrival_slots; ++k) {

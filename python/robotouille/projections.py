@@ -408,6 +408,49 @@ def _arrival_shapes(domain: Domain) -> bool:
     return True
 
 
+_PLACE_PREDICATES = frozenset({"loc", "vacant"})
+
+
+def _one_robot_per_station(task: CompiledTask, view: _TaskView) -> bool:
+    """Whether no robot can come to a station where another one stands.
+
+    With several robots the arrival argument needs it (``projection.h``: a robot cannot stay
+    while an item is brought to it). Every action that writes ``loc`` or ``vacant`` moves one
+    robot ``p`` from ``x`` to ``y``: it needs ``loc(p, x)`` and ``vacant(y)``, makes ``loc(p, y)``
+    and ``vacant(x)`` true and ``loc(p, x)`` and ``vacant(y)`` false, and writes nothing else of
+    them; no special effect writes either; and at the start no robot stands at a vacant station.
+    """
+    domain = task.domain
+    if not _only_actions_write(domain, _PLACE_PREDICATES):
+        return False
+    for action in domain.actions:
+        fx = {lit for lit in action.immediate_fx if lit.predicate in _PLACE_PREDICATES}
+        if not fx:
+            continue
+        arrive = [lit for lit in fx if lit.predicate == "loc" and lit.is_true]
+        leave = [lit for lit in fx if lit.predicate == "loc" and not lit.is_true]
+        if len(arrive) != 1 or len(leave) != 1 or arrive[0].params[0] != leave[0].params[0]:
+            return False
+        (p, y), x = arrive[0].params, leave[0].params[1]
+        writes = {
+            Literal("loc", (p, y), True),
+            Literal("loc", (p, x), False),
+            Literal("vacant", (x,), True),
+            Literal("vacant", (y,), False),
+        }
+        needs = {Literal("loc", (p, x), True), Literal("vacant", (y,), True)}
+        if fx != writes or not needs <= set(action.precons):
+            return False
+    names = [p.name for p in domain.predicates]
+    for f in np.flatnonzero(task.initial_bits):
+        if names[task.fact_pred[f]] != "loc":
+            continue
+        stations = [a for a in view.args(int(f)) if a not in view.robots]
+        if len(stations) != 1 or task.initial_bits[task.fact_of("vacant", stations)]:
+            return False
+    return True
+
+
 _LIFT_PREDICATES = frozenset({"item_at", "clear", "atop", "has_item"})
 
 
@@ -861,10 +904,11 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
 
     Args:
         task: The compiled task.
-        arrivals: Whether to count arrivals (where the domain allows), with one bit per
-            robot. A robot's bit matters only while it stands at the object's station, so
-            construction keeps it only there (projection.h): with two robots the bits add
-            about a sixth to the abstract states, not the factor of 4 of two free bits.
+        arrivals: Whether to count arrivals (where the domain allows; with several robots,
+            also where it keeps one robot per station), with one bit per robot. A robot's
+            bit matters only while it stands at the object's station, so construction keeps
+            it only there (projection.h): with two robots the bits add about a sixth to the
+            abstract states, not the factor of 4 of two free bits.
 
     Returns:
         The tables; objects whose projection would exceed :data:`MAX_FACTS` facts, or would
@@ -890,7 +934,11 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         and any(a not in view.robots for a in view.args(f))
     }
     predicate_names = [p.name for p in task.domain.predicates]
-    arrivals_apply = arrivals and _arrival_shapes(task.domain)
+    arrivals_apply = (
+        arrivals
+        and _arrival_shapes(task.domain)
+        and (len(view.robots) == 1 or _one_robot_per_station(task, view))
+    )
     slot_of = {r: k for k, r in enumerate(sorted(view.robots))}
     objects: list[int] = []
     rows: list[tuple[list[int], ...]] = []

@@ -45,15 +45,16 @@
  * partition charges to nobody, and different picks come after different arrivals. A projection
  * with arrivals therefore carries one more bit per robot, "r has moved since it last put the
  * object down", set by r's moves and cleared by r's drops, and a pick by r with r's bit set
- * costs 1 more. The bits are history, not state. Where r does not stand at the item's station
- * (or holds it), r must move before it next picks the item up unless it puts the item down first
- * (r cannot stay while the item is brought to it: its station is not vacant), so by that pick
- * its bit is set either way. Construction therefore sets r's bit after every step that leaves
- * r there: every real plan still maps to an abstract plan that pays the same at each pick, and
- * the bits vary only in the states where r stands at the item's station (about a sixth more
- * states with two robots, not a factor of 4). A state's bound is read with r's bit clear where
- * r stands at the item's station (its arrival, if any, is already paid for) and set elsewhere;
- * construction also enumerates this canonical twin of every state.
+ * costs 1 more. The bits are history, not state. While r does not stand where the item is (it
+ * lies elsewhere, or is in a hand), r can pick it up next only after a move of its own, which
+ * sets r's bit, or after putting it down, which clears the bit anyway (r cannot stay while the
+ * item is brought to it: its station is not vacant). Construction therefore sets r's bit after
+ * every step that leaves r away from the item: every real plan still maps to an abstract plan
+ * that pays the same at each pick, and the bits vary only in the states where r stands at the
+ * item's station (about a sixth more states with two robots, not a factor of 4). A state's
+ * bound is read with r's bit clear where r stands at the item's station (its arrival, if any,
+ * is already paid for) and set elsewhere; construction also enumerates this canonical twin of
+ * every state.
  *
  * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
  * table) while other goal objects, its companions, must join it there in a way that needs the
@@ -116,10 +117,10 @@
  * coarser fallback for the same object (without the robots' positions). The fallback is built
  * first; the full row follows when the fallback's size times the robots' position combinations
  * fits the caps, and replaces it (it keeps more facts, so it bounds no lower). Full rows that
- * do not fit get a second pass with larger caps, smallest first, while
- * time allows (ProjectionLimits); after them, under a time limit, so do the rows that failed
- * under the first caps with nothing to fall back on (a fallback itself, or an object with one
- * row), each when the rate of its failed build predicts it ends in time. The total of abstract
+ * do not fit get a second pass with larger caps, smallest first, while time allows
+ * (ProjectionLimits); after them, under a time limit, so do the rows that failed under the
+ * first caps with nothing to fall back on (a fallback itself, or an object with one row), each
+ * when the rate of its failed build predicts it ends in time. The total of abstract
  * states over all projections is capped as well, and so are the distance tables: one entry per
  * abstract state and distinct column, where combinations and roles with the same abstract goal
  * states share a column.
