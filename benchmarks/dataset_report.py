@@ -14,7 +14,7 @@ time limit, only those it has no optimal length for (each entry records its time
 Usage (from the repository root)::
 
     python benchmarks/dataset_report.py [--threads 2] [--time-limit 60] [--datasets ...]
-        [--write-manifest] [--retry-unsolved]
+        [--tasks ...] [--write-manifest] [--retry-unsolved]
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
     parser.add_argument("--datasets", default=",".join(datasets.DATASETS))
+    parser.add_argument(
+        "--tasks", default=None, help="comma-separated task names or numbers (default: all)"
+    )
     parser.add_argument("--write-manifest", action="store_true")
     parser.add_argument("--retry-unsolved", action="store_true")
     args = parser.parse_args()
@@ -53,7 +56,11 @@ def main() -> None:
     instances = [
         inst
         for name in args.datasets.split(",")
-        for inst in datasets.load(name, seeds=datasets.DEFAULT_SEEDS)
+        for inst in datasets.load(
+            name,
+            seeds=datasets.DEFAULT_SEEDS,
+            tasks=args.tasks.split(",") if args.tasks else None,
+        )
     ]
     todo = [i for i in instances if previous.get(i.key, {}).get("optimal_length") is None]
     envs = [inst.load() for inst in todo]
