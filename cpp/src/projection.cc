@@ -307,6 +307,9 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       replace(fallback);
     } else if (stop && stop()) {
       break;
+    } else {
+      // Larger than predicted (the arrival bits, say): the upgrade pass tries it again.
+      upgrades.push_back({std::max(predicted, max_states + 1), row, fallback});
     }
   }
   std::stable_sort(upgrades.begin(), upgrades.end(),
