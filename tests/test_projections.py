@@ -46,10 +46,12 @@ needs_shared = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="../shared is no
 NO_UPGRADES = {"upgrade_states": 0}
 
 
-def bound(env: robotouille.Env, *, limits: dict[str, float] | None = None, **tables: Any) -> int:
-    """The A* bound at the env's state: max(projections, time bound); by default with the
-    tables the planner uses there, else with the given ones (for the env's own task), under the
-    default projection limits or the given ones."""
+def start_stats(
+    env: robotouille.Env, *, limits: dict[str, float] | None = None, **tables: Any
+) -> dict[str, Any]:
+    """The statistics of a one-state search from the env's state with the projection bound: by
+    default with the tables the planner uses there, else with the given ones (for the env's own
+    task), under the default projection limits or the given ones."""
     projection_task = None
     if not tables:
         bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
@@ -64,16 +66,18 @@ def bound(env: robotouille.Env, *, limits: dict[str, float] | None = None, **tab
         projection_task=projection_task,
         projection_limits=limits,
     )
-    value: int = stats["initial_h"]
+    return stats
+
+
+def bound(env: robotouille.Env, *, limits: dict[str, float] | None = None, **tables: Any) -> int:
+    """The A* bound at the env's state: max(projections, time bound) (see start_stats)."""
+    value: int = start_stats(env, limits=limits, **tables)["initial_h"]
     return value
 
 
 def abstract_states(env: robotouille.Env, tables: dict[str, Any]) -> int:
     """The abstract states of the projections the given tables build from the env's state."""
-    _, _, stats = _core.search(
-        env.task.core, env._words[0], env._counters[0], max_states=1, projections=tables
-    )
-    value: int = stats["abstract_states"]
+    value: int = start_stats(env, **tables)["abstract_states"]
     return value
 
 

@@ -30,14 +30,15 @@ import numpy as np
 from . import _core
 from .compile import CompiledTask
 from .domain import Domain
-from .domain import Literal as ModelLiteral
 from .env import Env
 from .errors import SearchLimitError, UnsolvableError
 from .invariants import disjoint_groups, union
 from .projections import (
+    PLACE_PREDICATES,
     _only_actions_write,
     find_projections,
     implied_goal_task,
+    move_literals,
     object_invariants,
     stations_hold_stacks,
 )
@@ -162,9 +163,6 @@ def _symmetry_tables(env: Env) -> dict[str, list[int]]:
     )
 
 
-_RELOCATION_PREDICATES = frozenset({"loc", "vacant"})
-
-
 def _relocation_shape(domain: Domain) -> str | None:
     """The domain's move action, if it has the shape relocation pruning rests on (search.h).
 
@@ -178,8 +176,8 @@ def _relocation_shape(domain: Domain) -> str | None:
         not a.params and not a.precons and not a.immediate_fx and not a.sfx for a in domain.actions
     ):
         return None
-    if not _only_actions_write(domain, _RELOCATION_PREDICATES) or any(
-        lit.predicate in _RELOCATION_PREDICATES
+    if not _only_actions_write(domain, PLACE_PREDICATES) or any(
+        lit.predicate in PLACE_PREDICATES
         for action in domain.actions
         for effect in action.all_special_effects()
         for lit in effect.conditions
@@ -189,13 +187,7 @@ def _relocation_shape(domain: Domain) -> str | None:
         if action.sfx or len(action.params) != 3 or len(set(action.params)) != 3:
             continue
         p, x, y = action.params
-        needs = {ModelLiteral("loc", (p, x), True), ModelLiteral("vacant", (y,), True)}
-        writes = {
-            ModelLiteral("loc", (p, y), True),
-            ModelLiteral("loc", (p, x), False),
-            ModelLiteral("vacant", (x,), True),
-            ModelLiteral("vacant", (y,), False),
-        }
+        needs, writes = move_literals(p, x, y)
         if set(action.precons) == needs and set(action.immediate_fx) == writes:
             return action.name
     return None
@@ -218,7 +210,7 @@ def _relocation_tables(env: Env) -> list[int]:
         if name is None:  # checked first: without the shape, loc and vacant may not exist
             return {"robot": []}
         named_types = {
-            t for p in _RELOCATION_PREDICATES for t in task.domain.predicate(p).param_types
+            t for p in PLACE_PREDICATES for t in task.domain.predicate(p).param_types
         }
         if task.deletable_types & named_types:
             return {"robot": []}

@@ -408,7 +408,24 @@ def _arrival_shapes(domain: Domain) -> bool:
     return True
 
 
-_PLACE_PREDICATES = frozenset({"loc", "vacant"})
+PLACE_PREDICATES = frozenset({"loc", "vacant"})
+"""The predicates of a robot's place and a station's vacancy (see :func:`move_literals`)."""
+
+
+def move_literals(p: str, x: str, y: str) -> tuple[set[Literal], set[Literal]]:
+    """What a move of robot ``p`` from ``x`` to ``y`` needs and writes (one robot per station).
+
+    It needs ``loc(p, x)`` and ``vacant(y)``, makes ``loc(p, y)`` and ``vacant(x)`` true and
+    ``loc(p, x)`` and ``vacant(y)`` false.
+    """
+    needs = {Literal("loc", (p, x), True), Literal("vacant", (y,), True)}
+    writes = {
+        Literal("loc", (p, y), True),
+        Literal("loc", (p, x), False),
+        Literal("vacant", (x,), True),
+        Literal("vacant", (y,), False),
+    }
+    return needs, writes
 
 
 def _one_robot_per_station(task: CompiledTask, view: _TaskView) -> bool:
@@ -416,15 +433,14 @@ def _one_robot_per_station(task: CompiledTask, view: _TaskView) -> bool:
 
     With several robots the arrival argument needs it (``projection.h``: a robot cannot stay
     while an item is brought to it). Every action that writes ``loc`` or ``vacant`` moves one
-    robot ``p`` from ``x`` to ``y``: it needs ``loc(p, x)`` and ``vacant(y)``, makes ``loc(p, y)``
-    and ``vacant(x)`` true and ``loc(p, x)`` and ``vacant(y)`` false, and writes nothing else of
-    them; no special effect writes either; and at the start no robot stands at a vacant station.
+    robot ``p`` from ``x`` to ``y`` (:func:`move_literals`) and writes nothing else of them; no
+    special effect writes either; and at the start no robot stands at a vacant station.
     """
     domain = task.domain
-    if not _only_actions_write(domain, _PLACE_PREDICATES):
+    if not _only_actions_write(domain, PLACE_PREDICATES):
         return False
     for action in domain.actions:
-        fx = {lit for lit in action.immediate_fx if lit.predicate in _PLACE_PREDICATES}
+        fx = {lit for lit in action.immediate_fx if lit.predicate in PLACE_PREDICATES}
         if not fx:
             continue
         arrive = [lit for lit in fx if lit.predicate == "loc" and lit.is_true]
@@ -432,13 +448,7 @@ def _one_robot_per_station(task: CompiledTask, view: _TaskView) -> bool:
         if len(arrive) != 1 or len(leave) != 1 or arrive[0].params[0] != leave[0].params[0]:
             return False
         (p, y), x = arrive[0].params, leave[0].params[1]
-        writes = {
-            Literal("loc", (p, y), True),
-            Literal("loc", (p, x), False),
-            Literal("vacant", (x,), True),
-            Literal("vacant", (y,), False),
-        }
-        needs = {Literal("loc", (p, x), True), Literal("vacant", (y,), True)}
+        needs, writes = move_literals(p, x, y)
         if fx != writes or not needs <= set(action.precons):
             return False
     names = [p.name for p in domain.predicates]
