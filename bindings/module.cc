@@ -211,7 +211,10 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"mutex_begin", &s->mutex_begin},
               {"mutex_facts", &s->mutex_facts},
               {"merge_begin", &s->merge_begin},
-              {"merges", &s->merges}});
+              {"merges", &s->merges},
+              {"share", &s->share},
+              {"share_template_begin", &s->share_template_begin},
+              {"share_templates", &s->share_templates}});
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -100,6 +101,35 @@ Footprint footprint(const Task& task, int32_t t) {
   }
   return f;
 }
+
+// Abstract state keys by id, one after another in one buffer: a projection has up to millions,
+// and a string each would cost an allocation and twice the bytes.
+class KeyArena {
+ public:
+  size_t size() const { return end_.size(); }
+  std::string_view operator[](size_t id) const {
+    const size_t begin = id == 0 ? 0 : end_[id - 1];
+    return {bytes_.data() + begin, end_[id] - begin};
+  }
+  void push_back(std::string_view key) {
+    bytes_.append(key);
+    end_.push_back(bytes_.size());
+  }
+  bool contains(std::string_view key) const {
+    for (size_t id = 0; id < size(); ++id) {
+      if ((*this)[id] == key) return true;
+    }
+    return false;
+  }
+  void clear() {  // keeps the buffers
+    bytes_.clear();
+    end_.clear();
+  }
+
+ private:
+  std::string bytes_;
+  std::vector<size_t> end_;  // per key: where it ends in bytes_
+};
 
 // A relevant grounding, restricted to the projection's facts.
 struct LocalAction {
@@ -200,6 +230,44 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   for (int32_t f : spec.mutex_facts) {
     require(f >= 0 && f < task.num_facts, "mutex fact out of range");
   }
+  if (!spec.share.empty()) {
+    require(spec.share.size() == n, "share has the wrong size");
+    check_csr(spec.share_template_begin, n, spec.share_templates.size() / 2,
+              "share_template_begin");
+    require(spec.share_templates.size() % 2 == 0, "share_templates holds pairs");
+    auto row_templates = [&](int32_t row) {
+      IntVec t(spec.templates.begin() + spec.template_begin[row],
+               spec.templates.begin() + spec.template_begin[row + 1]);
+      std::sort(t.begin(), t.end());
+      return t;
+    };
+    for (size_t j = 0; j < n; ++j) {
+      const int32_t i = spec.share[j];
+      require(i >= -1 && i < static_cast<int32_t>(j), "a row must share an earlier row");
+      const int32_t pairs = spec.share_template_begin[j + 1] - spec.share_template_begin[j];
+      if (i < 0) {
+        require(pairs == 0, "a row that shares none maps no templates");
+        continue;
+      }
+      require(spec.share[i] == -1 && spec.fallback[i] == spec.fallback[j] &&
+                  spec.fact_begin[i + 1] - spec.fact_begin[i] ==
+                      spec.fact_begin[j + 1] - spec.fact_begin[j],
+              "a row must share a row like it that shares none");
+      const IntVec mine = row_templates(static_cast<int32_t>(j)), theirs = row_templates(i);
+      require(pairs == static_cast<int32_t>(mine.size()) && mine.size() == theirs.size(),
+              "a sharing row maps each of its templates");
+      IntVec seen;
+      for (int32_t k = spec.share_template_begin[j]; k < spec.share_template_begin[j + 1]; ++k) {
+        require(std::binary_search(mine.begin(), mine.end(), spec.share_templates[2 * k]) &&
+                    std::binary_search(theirs.begin(), theirs.end(),
+                                       spec.share_templates[2 * k + 1]),
+                "a template pair must map a template of the row to one of the shared row");
+        seen.push_back(spec.share_templates[2 * k]);
+      }
+      std::sort(seen.begin(), seen.end());
+      require(seen == mine, "a sharing row maps each of its templates once");
+    }
+  }
   // Combinations of the key variables' candidates (distinct within a group), at most 4096.
   const TaskSpec& s = task.spec;
   const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
@@ -251,8 +319,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     return left > 0 && build(spec, static_cast<int32_t>(row), words, counters,
                              std::min(row_cap, left), halt);
   };
-  auto replace = [&](size_t fallback) {  // by the projection just built
-    abstract_states_ -= projections_[fallback].states;
+  auto replace = [&](size_t fallback) {  // by the projection just built or shared
+    if (!projections_[fallback].shared) abstract_states_ -= projections_[fallback].states;
     distance_entries_ -= projections_[fallback].entries();
     projections_[fallback] = std::move(projections_.back());
     projections_.pop_back();
@@ -275,6 +343,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   auto seconds = [&]() { return std::chrono::duration<double>(clock::now() - started).count(); };
   // Builds a row under the first caps; on failure (not stopped) queues its retry.
   auto first_try = [&](size_t row) {
+    if (share_row(spec, row)) return true;
     const double before = seconds();
     if (build_row(row, max_states, max_total, 0, stop)) return true;
     // Only under a time limit, which the failed build's rate lets the retry respect; without
@@ -298,6 +367,10 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       continue;  // the full row has at least as many states
     }
     const size_t fallback = projections_.size() - 1;
+    if (share_row(spec, row)) {
+      replace(fallback);
+      continue;
+    }
     const int64_t coarse = projections_[fallback].states;
     const int64_t predicted = coarse * size_factor(task_, spec, row, row + 1);
     if (predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
@@ -319,6 +392,10 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     return (stop && stop()) || (timed && seconds() > limits.upgrade_seconds);
   };
   for (const Upgrade& u : upgrades) {
+    if (!(stop && stop()) && share_row(spec, u.row)) {  // its shared row got built: no cost
+      if (!u.retry) replace(u.fallback);
+      continue;
+    }
     const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
     // The seconds per kept state so far predict the upgrade's time (slightly high: replaced
     // and failed builds took time too).
@@ -480,12 +557,12 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
 }
 
 bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
-                                    const std::vector<std::string>& keys,
+                                    const std::vector<Bits>& bits,
                                     const std::vector<int16_t>& bit_of,
                                     const IntVec& reverse_begin, const IntVec& reverse_source,
                                     const std::vector<uint8_t>& reverse_cost, int64_t room) {
   const TaskSpec& s = task_.spec;
-  const auto count = static_cast<int32_t>(keys.size());
+  const auto count = static_cast<int32_t>(bits.size());
   const auto num_keys = static_cast<int32_t>(key_vars_.size());
   // Per robot: its bit "holds the object", by robot object. The via states must include every
   // abstract state a real plan can be in at that step, so what F cannot tell counts as "does
@@ -540,8 +617,6 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   p.via_columns = static_cast<int32_t>(via_keys.size());
   if (static_cast<int64_t>(count) * p.via_columns > room) return false;
   p.via.assign(static_cast<size_t>(count) * p.via_columns, kUnreached);
-  std::vector<Bits> bits(static_cast<size_t>(count));
-  for (int32_t id = 0; id < count; ++id) std::memcpy(bits[id].w, keys[id].data(), 16);
   std::vector<uint16_t> via(static_cast<size_t>(count));
   std::vector<IntVec> buckets;
   for (int32_t v_column = 0; v_column < p.via_columns; ++v_column) {
@@ -600,14 +675,17 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
   }
   key_.assign(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   if (p.templates.empty()) return;
-  listed_.clear();
+  listed_.clear();  // (the template's id in keys, the template)
   for (int32_t i = 0; i < counters[1]; ++i) {
     const int32_t t = counters[2 + i];
-    if (std::binary_search(p.templates.begin(), p.templates.end(), t)) listed_.push_back(t);
+    const auto at = std::lower_bound(p.templates.begin(), p.templates.end(), t);
+    if (at == p.templates.end() || *at != t) continue;
+    listed_.emplace_back(p.key_templates.empty() ? t : p.key_templates[at - p.templates.begin()],
+                         t);
   }
   if (p.sorted_timers) std::sort(listed_.begin(), listed_.end());
-  for (int32_t t : listed_) {
-    key_.append(reinterpret_cast<const char*>(&t), 4);
+  for (const auto& [key_id, t] : listed_) {
+    key_.append(reinterpret_cast<const char*>(&key_id), 4);
     const int32_t first = task_.spec.template_first[t];
     for (int32_t node = first; node < first + task_.spec.template_count[t]; ++node) {
       int32_t word = counters[task_.node_offset + node];
@@ -621,18 +699,43 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
   }
 }
 
-bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
-                                const int32_t* counters, int64_t max_states,
-                                const std::function<bool()>& stop) {
-  const TaskSpec& s = task_.spec;
-  Projection p;
+bool ProjectionHeuristic::share_row(const ProjectionSpec& spec, size_t row) {
+  if (spec.share.empty() || spec.share[row] < 0) return false;
+  const auto source = std::find_if(projections_.begin(), projections_.end(),
+                                   [&](const Projection& p) { return p.row == spec.share[row]; });
+  if (source == projections_.end() ||
+      object_roles_.at(spec.objects[row]) != object_roles_.at(source->object) ||
+      distance_entries_ + source->entries() > kMaxDistanceEntries) {
+    return false;
+  }
+  Projection view;
+  std::vector<int16_t> bit_of;
+  std::vector<uint8_t> merged;
+  read_view(spec, static_cast<int32_t>(row), true, view, bit_of, merged);
+  const Bits& bits = source->merged_bits;
+  if (view.facts.size() != source->facts.size() || view.merged.size() != source->merged.size() ||
+      view.merged_bits.w[0] != bits.w[0] || view.merged_bits.w[1] != bits.w[1]) {
+    return false;
+  }
+  Projection p = *source;  // the tables, and how its bits and timers are laid out
+  p.row = view.row;
+  p.object = view.object;
+  p.facts = std::move(view.facts);
+  p.runs = std::move(view.runs);
+  p.merged = std::move(view.merged);
+  p.templates = std::move(view.templates);
+  p.key_templates = std::move(view.key_templates);
+  p.shared = true;
+  distance_entries_ += p.entries();
+  projections_.push_back(std::move(p));
+  return true;
+}
+
+void ProjectionHeuristic::read_view(const ProjectionSpec& spec, int32_t index, bool shared,
+                                    Projection& p, std::vector<int16_t>& bit_of,
+                                    std::vector<uint8_t>& merged) const {
+  p.row = index;
   p.object = spec.objects[index];
-  p.coarse_timers = !exact_timers_;
-  std::tie(p.group, p.roles) = object_roles_.at(p.object);
-  p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
-  // The distance tables' room caps the states too (each needs one entry at least; checked
-  // while enumerating, so that a projection too large for it fails early).
-  max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
   // Merged facts (projection.h) share their representative's bit; the others get one each.
   std::unordered_map<int32_t, int32_t> representative;
   for (int32_t k = spec.merge_begin.empty() ? 0 : spec.merge_begin[index];
@@ -645,6 +748,16 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   p.templates.assign(spec.templates.begin() + spec.template_begin[index],
                      spec.templates.begin() + spec.template_begin[index + 1]);
   std::sort(p.templates.begin(), p.templates.end());
+  // A row read with its shared row's tables names that row's templates in its keys.
+  if (shared) {
+    p.key_templates.resize(p.templates.size());
+    for (int32_t k = spec.share_template_begin[index]; k < spec.share_template_begin[index + 1];
+         ++k) {
+      const auto at = std::lower_bound(p.templates.begin(), p.templates.end(),
+                                       spec.share_templates[2 * k]);
+      p.key_templates[at - p.templates.begin()] = spec.share_templates[2 * k + 1];
+    }
+  }
   for (size_t i = 0; i < p.facts.size(); ++i) {
     const auto bit = static_cast<int32_t>(i);
     if (!p.runs.empty() && p.runs.back().length < 64 &&
@@ -654,9 +767,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       p.runs.push_back({p.facts[i], bit, 1});
     }
   }
-  std::vector<int16_t> bit_of(static_cast<size_t>(task_.num_facts), -1);
+  bit_of.assign(static_cast<size_t>(task_.num_facts), -1);
   for (size_t i = 0; i < p.facts.size(); ++i) bit_of[p.facts[i]] = static_cast<int16_t>(i);
-  std::vector<uint8_t> merged(static_cast<size_t>(task_.num_facts), 0);
+  merged.assign(static_cast<size_t>(task_.num_facts), 0);
   for (const auto& [fact, rep] : representative) {
     bit_of[fact] = bit_of[rep];
     merged[fact] = merged[rep] = 1;
@@ -664,6 +777,22 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     p.merged_bits.set(bit_of[rep]);
   }
   std::sort(p.merged.begin(), p.merged.end());
+}
+
+bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
+                                const int32_t* counters, int64_t max_states,
+                                const std::function<bool()>& stop) {
+  const TaskSpec& s = task_.spec;
+  Projection p;
+  p.coarse_timers = !exact_timers_;
+  std::vector<int16_t> bit_of;
+  std::vector<uint8_t> merged;
+  read_view(spec, index, false, p, bit_of, merged);
+  std::tie(p.group, p.roles) = object_roles_.at(p.object);
+  p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
+  // The distance tables' room caps the states too (each needs one entry at least; checked
+  // while enumerating, so that a projection too large for it fails early).
+  max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
   int32_t robot_slots = 0;
   for (int32_t j = spec.grounding_begin[index];
@@ -736,13 +865,13 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
 
   // Forward enumeration. Abstract states are keys (see project()); the engine runs on scratch
   // full states that are zero outside F and T.
-  std::vector<std::string> keys_list;
+  KeyArena keys_list;
   IdIndex key_index;
   std::vector<Edge> edges;
   IntVec edge_begin{0};
   std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
   IntVec work_counters(static_cast<size_t>(task_.num_counters));
-  auto intern_key = [&](const std::string& key) -> int32_t {
+  auto intern_key = [&](std::string_view key) -> int32_t {
     const auto hash = static_cast<uint32_t>(
         hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
     const auto [id, fresh] =
@@ -753,6 +882,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   };
   // Interns key_, and with arrival bits also its canonical twin: the key a state's bound is
   // read with (see canonical_arrivals), so that every reachable state's is there.
+  std::string twin_key;
   auto intern = [&]() -> int32_t {
     const int32_t id = intern_key(key_);
     if (p.arrival_bit < 0) return id;
@@ -760,9 +890,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
     const Bits twin = canonical_arrivals(p, bits);
     if (std::memcmp(twin.w, bits.w, sizeof(bits.w)) != 0) {
-      std::string key = key_;
-      key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
-      intern_key(key);
+      twin_key.assign(key_);
+      twin_key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
+      intern_key(twin_key);
     }
     return id;
   };
@@ -812,7 +942,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
     key_.replace(0, sizeof(out.w), reinterpret_cast<const char*>(out.w), sizeof(out.w));
   };
-  auto materialize = [&](const std::string& key) {
+  auto materialize = [&](std::string_view key) {
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
     for (int32_t w = 0; w < 2; ++w) {
@@ -911,9 +1041,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     bool paused;  // whether its template's root condition is known to fail in this step
   };
   std::vector<TimerNode> timer_nodes;
-  std::vector<std::string> waits;  // the current state's results of waiting
-  std::vector<std::string> results;  // engine_steps' distinct results so far
-  auto engine_steps = [&](const std::string& key, const LocalAction* a, const Bits& merged_from,
+  KeyArena waits;    // the current state's results of waiting
+  KeyArena results;  // engine_steps' distinct results so far
+  auto engine_steps = [&](std::string_view key, const LocalAction* a, const Bits& merged_from,
                           const auto& emit) {
     timer_nodes.clear();
     results.clear();
@@ -982,14 +1112,35 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       clear();
       keep_merged(merged_from);
       // Choices about timers that did not tick lead to the same state.
-      if (std::find(results.begin(), results.end(), key_) != results.end()) continue;
+      if (results.contains(key_)) continue;
       results.push_back(key_);
       emit();
     }
     return true;
   };
-  project(p, words, counters);
-  if (violates()) mutexes.clear();
+  // The rows that will share this row's tables (see "Shared rows") project the start state in
+  // their own way: those states, read in this row's terms, are roots of the enumeration too.
+  std::vector<Projection> sharers;
+  for (size_t j = static_cast<size_t>(index) + 1; j < spec.share.size(); ++j) {
+    if (spec.share[j] != index) continue;
+    std::vector<int16_t> unused_bits;
+    std::vector<uint8_t> unused_merged;
+    sharers.emplace_back();
+    read_view(spec, static_cast<int32_t>(j), true, sharers.back(), unused_bits, unused_merged);
+    sharers.back().coarse_timers = p.coarse_timers;
+  }
+  auto for_each_root = [&](const auto& visit_root) {  // each root's key in key_
+    project(p, words, counters);
+    visit_root();
+    for (Projection& q : sharers) {
+      q.sorted_timers = p.sorted_timers;
+      project(q, words, counters);
+      visit_root();
+    }
+  };
+  for_each_root([&]() {
+    if (violates()) mutexes.clear();
+  });
   // Timers in any order (see "Timers"): when every two templates of T commute within an
   // end-of-step pass, their order in the list never changes a step's result.
   // The facts that the root condition of template t needs true and that no template writes,
@@ -1037,12 +1188,13 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       p.sorted_timers = commute(i, j);
     }
   }
-  project(p, words, counters);
-  intern();
+  for_each_root([&]() { intern(); });
+  std::string current;
   for (size_t id = 0; id < keys_list.size(); ++id) {
     if (static_cast<int64_t>(keys_list.size()) > max_states) return false;
     if ((id & 1023) == 1023 && stop && stop()) return false;
-    const std::string key = keys_list[id];
+    current.assign(keys_list[id]);  // a copy: interning may move the arena's bytes
+    const std::string& key = current;
     Bits bits;
     std::memcpy(bits.w, key.data(), sizeof(bits.w));
     const bool timers = key.size() > sizeof(bits.w);
@@ -1079,8 +1231,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       } else if (!a.starts_template && !a.touches(timer_bits)) {
         // The end-of-step pass neither reads nor writes what the action changes, so the step
         // ends where waiting ends, with the action's effects on top.
-        for (const std::string& wait : waits) {
-          key_ = wait;
+        for (size_t w = 0; w < waits.size(); ++w) {
+          key_ = waits[w];
           Bits after;
           std::memcpy(after.w, key_.data(), sizeof(after.w));
           for (const auto& [bit, value] : a.effects) after.assign(bit, value);
@@ -1109,8 +1261,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       visit(actions[bucket[i]]);
     }
     if (too_many_choices) return false;
-    for (const std::string& wait : waits) {
-      key_ = wait;
+    for (size_t w = 0; w < waits.size(); ++w) {
+      key_ = waits[w];
       if (violates()) continue;  // (it never does: no template writes an invariant's fact)
       set_arrival(bits, nullptr);
       const int32_t to = intern();
@@ -1261,23 +1413,25 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         lifted = true;
       }
     }
-    if (lifted && !build_via(p, spec, index, keys_list, bit_of, reverse_begin, reverse_source,
+    std::vector<Bits> bits(lifted ? static_cast<size_t>(count) : 0);
+    for (size_t id = 0; id < bits.size(); ++id) std::memcpy(bits[id].w, keys_list[id].data(), 16);
+    if (lifted && !build_via(p, spec, index, bits, bit_of, reverse_begin, reverse_source,
                              reverse_cost, kMaxDistanceEntries - distance_entries_ - entries)) {
       return false;
     }
   }
   // Abstract states without running timers (most) get an open-addressing table on their two
   // words; the others stay in the string map.
-  const auto plain = static_cast<size_t>(std::count_if(
-      keys_list.begin(), keys_list.end(), [](const std::string& k) { return k.size() == 16; }));
+  size_t plain = 0;
+  for (int32_t id = 0; id < count; ++id) plain += keys_list[id].size() == 16 ? 1 : 0;
   size_t slots = 16;
   while (slots < 2 * plain) slots *= 2;
   p.plain_keys.assign(slots * 2, 0);
   p.plain_ids.assign(slots, -1);
   for (int32_t id = 0; id < count; ++id) {
-    const std::string& key = keys_list[id];
+    const std::string_view key = keys_list[id];
     if (key.size() != 16) {
-      p.ids.emplace(key, id);
+      p.ids.emplace(std::string(key), id);
       continue;
     }
     uint64_t w[2];

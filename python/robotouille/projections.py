@@ -53,6 +53,12 @@ invariant, the facts that differ only in which unprojected item of the object's 
 (``atop(x, bun)`` for a dozen distractors x) share one bit, "some such item": ``projection.h``
 says when that stays exact enough to never overestimate.
 
+Shared rows: interchangeable objects (two lettuces the goal treats alike) have projections that
+are one graph under a swap of the two. Where the swap maps the task onto itself and one row
+onto the other (:func:`_shared_rows` checks every table of the row), the later row lists its
+facts as the images of the earlier row's and reads that row's tables instead of building its
+own (``projection.h`` gives the argument): the bound is the same, built once.
+
 The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
 search's start state and computes its goal distances.
 """
@@ -71,7 +77,7 @@ from .compile import CompiledTask
 from .domain import Domain, Literal
 from .invariants import mutex_groups_by_object, union
 from .problem import Goal, GoalAtom
-from .symmetry import closed_groups, task_symmetries
+from .symmetry import closed_groups, object_swap, task_symmetries
 
 IntArray = npt.NDArray[np.int64]
 
@@ -115,6 +121,12 @@ class ProjectionTables:
             representative's bit, which holds their disjunction (see "Invariants").
         mutex_begin: CSR offsets of ``mutex_facts``, one row per invariant.
         mutex_facts: Fact sets of which no reachable state has two true (see "Invariants").
+        share: Per row, an earlier row whose tables it may reuse, or -1 (see "Shared rows"):
+            swapping the two rows' objects is an automorphism of the task that maps the
+            earlier row onto this one, fact by fact in order.
+        share_template_begin: CSR offsets of ``share_templates`` (in pairs), one row per
+            projection.
+        share_templates: Per sharing row, (its template, the shared row's template) pairs.
     """
 
     objects: list[int]
@@ -137,6 +149,9 @@ class ProjectionTables:
     merges: IntArray
     mutex_begin: IntArray
     mutex_facts: IntArray
+    share: IntArray
+    share_template_begin: IntArray
+    share_templates: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -909,6 +924,101 @@ def object_invariants(
     return cached
 
 
+Row = tuple[list[int], ...]
+"""A row before flattening: facts, templates, groundings, costs, hold pairs, fallback flag,
+arrival codes, colocated triples, merge pairs."""
+
+
+def _shared_rows(
+    task: CompiledTask,
+    objects: list[int],
+    rows: list[Row],
+    mutexes: list[list[int]],
+    fixed: set[int],
+) -> tuple[list[int], list[list[int]]]:
+    """Which rows are images of earlier rows under a swap of their objects (see "Shared rows").
+
+    Row j shares row i when swapping their objects is an automorphism of the task, its goal
+    included (:func:`~robotouille.symmetry.object_swap`), neither object is in ``fixed`` (values
+    of key variables, whose combinations the swap would permute, and robots), and the swap maps
+    row i onto row j: facts, templates, charged groundings with their costs and arrival codes,
+    hold pairs, colocated triples, merges and the invariants within the facts. Row j's facts
+    are then reordered to be the images of row i's, in order, so that bit k means the same in
+    both. Mutates ``rows``.
+
+    Returns:
+        Per row the shared row or -1, and per row its (template, shared row's template) pairs.
+    """
+    share = [-1] * len(rows)
+    pairs: list[list[int]] = [[] for _ in rows]
+    for j, o in enumerate(objects):
+        if o in fixed:
+            continue
+        for i in range(j):
+            other = objects[i]
+            if share[i] >= 0 or other == o or other in fixed or rows[i][5] != rows[j][5]:
+                continue
+            maps = object_swap(task, other, o)
+            if maps is None:
+                continue
+            reordered = _image_row(rows[i], rows[j], mutexes, *maps)
+            if reordered is None:
+                continue
+            rows[j] = (reordered, *rows[j][1:])
+            share[j] = i
+            templates = maps[1]
+            pairs[j] = [x for t in rows[j][1] for x in (t, int(templates[t]))]
+            break
+    return share, pairs
+
+
+def _image_row(
+    source: Row,
+    target: Row,
+    mutexes: list[list[int]],
+    facts: IntArray,
+    templates: IntArray,
+    groundings: IntArray,
+) -> list[int] | None:
+    """``target``'s facts ordered as their preimages in ``source``, or None.
+
+    None unless the maps carry ``source`` onto ``target`` (see :func:`_shared_rows`).
+    """
+    image = [int(facts[f]) for f in source[0]]
+    if sorted(image) != target[0]:
+        return None
+    if sorted(int(templates[t]) for t in source[1]) != target[1]:
+        return None
+    charged = sorted(zip((int(groundings[g]) for g in source[2]), source[3], source[6]))
+    if charged != sorted(zip(target[2], target[3], target[6])):
+        return None
+
+    def tuples(flat: list[int], width: int, mapped: tuple[int, ...]) -> list[tuple[int, ...]]:
+        rows = [tuple(flat[k : k + width]) for k in range(0, len(flat), width)]
+        return sorted(
+            tuple(int(facts[x]) if m else x for x, m in zip(r, mapped, strict=True))
+            for r in rows
+        )
+
+    def plain(flat: list[int], width: int) -> list[tuple[int, ...]]:
+        return sorted(tuple(flat[k : k + width]) for k in range(0, len(flat), width))
+
+    if (
+        tuples(source[4], 2, (0, 1)) != plain(target[4], 2)
+        or tuples(source[7], 3, (0, 1, 1)) != plain(target[7], 3)
+        or tuples(source[8], 2, (1, 1)) != plain(target[8], 2)
+    ):
+        return None
+    inside_source, inside_target = set(source[0]), set(target[0])
+    within_source = {
+        frozenset(int(facts[f]) for f in m if f in inside_source) for m in mutexes
+    }
+    within_target = {frozenset(f for f in m if f in inside_target) for m in mutexes}
+    if {m for m in within_source if len(m) > 1} != {m for m in within_target if len(m) > 1}:
+        return None
+    return image
+
+
 def find_projections(task: CompiledTask, *, arrivals: bool = True) -> ProjectionTables:
     """The projections of ``task`` and their cost partition (see the module docstring).
 
@@ -1112,13 +1222,16 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         for k, variant in enumerate(found):
             objects.append(o)
             rows.append((*variant[:5], [1 if k else 0], *variant[5:]))
+    key_vars = _key_variables(task)
+    # Robots are never swapped (arrival codes name their slots); nor are key values.
+    fixed = {c for v in key_vars for c in task.goal_candidates[v]} | set(view.robots)
+    share, share_templates = _shared_rows(task, objects, rows, mutexes, fixed)
 
     def csr(column: int) -> tuple[IntArray, IntArray]:
         parts = [row[column] for row in rows]
         begin = np.cumsum([0, *(len(p) for p in parts)]).astype(np.int64)
         return begin, np.array([x for p in parts for x in p], np.int64)
 
-    key_vars = _key_variables(task)
     mutex_begin = np.cumsum([0, *(len(m) for m in mutexes)]).astype(np.int64)
     fact_begin, facts_flat = csr(0)
     template_begin, templates_flat = csr(1)
@@ -1153,6 +1266,11 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         merges=merge_pairs,
         mutex_begin=mutex_begin,
         mutex_facts=np.array([f for m in mutexes for f in m], np.int64),
+        share=np.array(share, np.int64),
+        share_template_begin=np.cumsum([0, *(len(t) // 2 for t in share_templates)]).astype(
+            np.int64
+        ),
+        share_templates=np.array([x for t in share_templates for x in t], np.int64),
     )
 
 

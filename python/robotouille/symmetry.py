@@ -105,13 +105,9 @@ class _Checker:
         perm[rows] = self.pred_base[preds] + (self.strides[preds] * pos).sum(axis=1)
         return perm
 
-    def verify(self, a: int, b: int) -> tuple[IntArray, IntArray] | None:
-        """(fact map, template map) when swapping a and b is an automorphism, else None."""
+    def _swapped_groundings(self, a: int, b: int) -> tuple[IntArray, IntArray] | None:
+        """The groundings that name a or b, and their images under the swap (or None)."""
         task = self.task
-        facts = self.fact_map(a, b)
-        if {int(facts[f]) for f in self.static_true} != self.static_true:
-            return None
-        swap = {a: b, b: a}
         empty = np.zeros(0, np.int64)
         rows = np.union1d(self.mentions.get(a, empty), self.mentions.get(b, empty))
         swapped = task.grounding_args[rows].copy()
@@ -122,7 +118,28 @@ class _Checker:
         at = np.minimum(np.searchsorted(self.sorted_keys, keys), len(self.sorted_keys) - 1)
         if not (self.sorted_keys[at] == keys).all():
             return None
-        images = self.key_order[at]
+        return rows, self.key_order[at]
+
+    def grounding_map(self, a: int, b: int) -> IntArray | None:
+        """The grounding permutation of swapping a and b, or None (see :meth:`verify`)."""
+        found = self._swapped_groundings(a, b)
+        if found is None:
+            return None
+        perm = np.arange(len(self.task.action_of), dtype=np.int64)
+        perm[found[0]] = found[1]
+        return perm
+
+    def verify(self, a: int, b: int) -> tuple[IntArray, IntArray] | None:
+        """(fact map, template map) when swapping a and b is an automorphism, else None."""
+        task = self.task
+        facts = self.fact_map(a, b)
+        if {int(facts[f]) for f in self.static_true} != self.static_true:
+            return None
+        swap = {a: b, b: a}
+        found = self._swapped_groundings(a, b)
+        if found is None:
+            return None
+        rows, images = found
         for (begin, values), ordered in (
             (task.pre_pos, False),
             (task.pre_neg, False),
@@ -242,6 +259,43 @@ def _goal_fixed(task: CompiledTask) -> tuple[set[int], list[set[int]]]:
     """Objects that goal constants name, and each goal variable's candidate set."""
     constants = {val for _, args in task.goal_atoms for is_var, val, _, _ in args if not is_var}
     return constants, [set(c) for c in task.goal_candidates]
+
+
+def object_swap(task: CompiledTask, a: int, b: int) -> tuple[IntArray, IntArray, IntArray] | None:
+    """The fact, template and grounding maps of swapping objects a and b, or None.
+
+    None unless :func:`find_symmetries` would accept the swap: an automorphism of the task, its
+    goal included.
+
+    Args:
+        task: The compiled task.
+        a: An object.
+        b: Another object, of a's type and base name.
+
+    Returns:
+        The three permutations (each an involution), or None when the swap is not accepted.
+    """
+    constants, candidate_sets = _goal_fixed(task)
+    info_a, info_b = task.objects[a], task.objects[b]
+    if (
+        a == b
+        or (info_a.type, info_a.base) != (info_b.type, info_b.base)
+        or {a, b} & constants
+        or task.may_vanish[a]
+        or task.may_vanish[b]
+        or a >= task.num_initial_objects
+        or b >= task.num_initial_objects
+    ):
+        return None
+    swap = {a: b, b: a}
+    if any({swap.get(c, c) for c in s} != s for s in candidate_sets):
+        return None
+    checker = task.__dict__.get("_swap_checker")
+    if checker is None:  # its tables take a moment: built once per task
+        checker = task.__dict__["_swap_checker"] = _Checker(task)
+    found = checker.verify(a, b)
+    groundings = checker.grounding_map(a, b) if found is not None else None
+    return None if found is None or groundings is None else (*found, groundings)
 
 
 def find_symmetries(task: CompiledTask, *, fixed_objects: set[int] | None = None) -> SymmetryTables:
@@ -427,4 +481,10 @@ def closed_groups(groups: list[list[int]], tables: SymmetryTables) -> list[list[
     return [list(g) for g, a in zip(groups, alive) if a]
 
 
-__all__ = ["SymmetryTables", "closed_groups", "find_symmetries", "task_symmetries"]
+__all__ = [
+    "SymmetryTables",
+    "closed_groups",
+    "find_symmetries",
+    "object_swap",
+    "task_symmetries",
+]

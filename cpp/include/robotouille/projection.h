@@ -109,6 +109,17 @@
  * no template writes (so at most one of them acts in a pass). Then the order never changes a
  * step's result, and the key lists them sorted.
  *
+ * Shared rows: where swapping the objects o and o' of two rows maps the task onto itself (its
+ * dynamics and goal; python/robotouille/symmetry.py verifies it) and row o onto row o' (facts,
+ * templates, groundings with their costs and arrival codes, holds, merges, invariants;
+ * projections.py lists o''s facts as the images of o's, bit by bit), the two rows' abstract
+ * graphs are the same graph with bit k of one meaning bit k of the other, and their goal
+ * columns agree (neither object is a key value, and each plays the other's roles). So o''s row
+ * reads o's tables: its projection of a state, with its templates named as their images in its
+ * key, is the key of the swapped state under o's row, whose distance is o''s distance in the
+ * state. Only the reachable parts differ, so o's row is enumerated from o''s start key as well,
+ * and o''s row is then a copy of its tables (built only where o's could not be).
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
  * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
@@ -167,6 +178,9 @@ struct ProjectionSpec {
   IntVec lifts;
   // At-most-one invariants (see "Invariants" above): CSR over fact sets; empty: none.
   IntVec mutex_begin, mutex_facts;
+  // Shared rows (see above); empty: none. Per row, an earlier row whose tables it reads, or -1;
+  // per row (CSR over pairs), (its template, the shared row's template).
+  IntVec share, share_template_begin, share_templates;
   // Per row (CSR over pairs; empty: none), (fact, representative): the fact shares its
   // representative's bit (see "Merged facts" above). Both are facts of the row.
   IntVec merge_begin, merges;
@@ -232,6 +246,11 @@ class ProjectionHeuristic {
     std::vector<std::pair<int32_t, int32_t>> merged;
     Bits merged_bits;  // the bits with merged facts
     IntVec templates;  // T, sorted
+    // Per template of T, the id its keys name instead (the shared row's; see "Shared rows"),
+    // or empty: its own.
+    IntVec key_templates;
+    int32_t row = -1;     // its row in the spec
+    bool shared = false;  // its tables are a copy of another row's (not counted as built)
     int32_t object = -1;
     bool coarse_timers = true;   // see "Timers"
     bool sorted_timers = false;  // keys list T's templates sorted (see "Timers")
@@ -311,14 +330,21 @@ class ProjectionHeuristic {
   static Bits colocated_slots(const Projection& p, const Bits& bits);
   // Appends the abstract key of (words, counters) under projection p to key_.
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
+  // Reads row `index`'s object, F (as bits: bit_of per fact, -1 outside F; merged flags per
+  // fact) and T into p; `shared`: with key_templates, for reading it with its shared row's tables.
+  void read_view(const ProjectionSpec& spec, int32_t index, bool shared, Projection& p,
+                 std::vector<int16_t>& bit_of, std::vector<uint8_t>& merged) const;
+  // Adds a copy of the tables of the row `row` shares, read as `row`; false when that row is not
+  // built (or `row` shares none).
+  bool share_row(const ProjectionSpec& spec, size_t row);
   // Fills object_roles_ and groups_' variables (see "Roles" above).
   void assign_roles(const ProjectionSpec& spec);
   // Validates spec.lifts and fills lifts_ (after the combinations are known).
   void read_lifts(const ProjectionSpec& spec);
-  // Fills p.via for p's lifted roles from p.distance over the reverse edges (see "Lifts");
-  // false when its columns need more than `room` entries.
+  // Fills p.via for p's lifted roles from p.distance over the reverse edges (see "Lifts"),
+  // given each abstract state's bits; false when its columns need more than `room` entries.
   bool build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
-                 const std::vector<std::string>& keys, const std::vector<int16_t>& bit_of,
+                 const std::vector<Bits>& bits, const std::vector<int16_t>& bit_of,
                  const IntVec& reverse_begin, const IntVec& reverse_source,
                  const std::vector<uint8_t>& reverse_cost, int64_t room);
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
@@ -342,7 +368,7 @@ class ProjectionHeuristic {
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   std::string key_;
-  IntVec listed_;  // scratch for project(): T's templates in the list
+  std::vector<std::pair<int32_t, int32_t>> listed_;  // scratch for project(): T's listed
   // The state evaluate() saw last (empty before the first call), and its missing_.
   std::vector<uint64_t> last_words_;
   IntVec last_counters_;
