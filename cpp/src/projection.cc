@@ -4,7 +4,6 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -15,6 +14,7 @@
 
 #include "robotouille/kernels.h"
 #include "id_index.h"
+#include "layered_distances.h"
 #include "table_checks.h"
 
 namespace robotouille {
@@ -617,49 +617,40 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   p.via_columns = static_cast<int32_t>(via_keys.size());
   if (static_cast<int64_t>(count) * p.via_columns > room) return false;
   p.via.assign(static_cast<size_t>(count) * p.via_columns, kUnreached);
-  std::vector<uint16_t> via(static_cast<size_t>(count));
-  std::vector<IntVec> buckets;
-  for (int32_t v_column = 0; v_column < p.via_columns; ++v_column) {
-    const auto& [column, at, robot_at] = via_keys[v_column];
-    // Some robot (at K, where known) does not hold the object: the one acting there.
-    auto acting = [&](const Bits& b) {
-      if (robot_at.empty()) {
-        return hold_bit.empty() ||
-               std::any_of(hold_bit.begin(), hold_bit.end(),
-                           [&](const auto& rb) { return !holds(b, rb.first); });
-      }
-      for (size_t k = 0; k < robot_at.size(); k += 2) {
-        if (b.test(robot_at[k]) && !holds(b, robot_at[k + 1])) return true;
-      }
-      return false;
-    };
-    // Dial's algorithm: 0-1 edges, seeded with the goal distances of the via states.
-    buckets.assign(1, {});
-    for (int32_t id = 0; id < count; ++id) {
-      via[id] = kUnreached;
-      const uint16_t d = p.distance[static_cast<size_t>(id) * p.columns + column];
-      if (bits[id].test(at) || d >= kUnreached || !acting(bits[id])) continue;
-      via[id] = d;
-      if (buckets.size() <= d) buckets.resize(d + 1u);
-      buckets[d].push_back(id);
+  // Some robot (at K, where known) does not hold the object: the one acting there.
+  auto acting = [&](const Bits& b, const IntVec& robot_at) {
+    if (robot_at.empty()) {
+      return hold_bit.empty() ||
+             std::any_of(hold_bit.begin(), hold_bit.end(),
+                         [&](const auto& rb) { return !holds(b, rb.first); });
     }
-    for (size_t d = 0; d < buckets.size(); ++d) {
-      for (size_t j = 0; j < buckets[d].size(); ++j) {
-        const int32_t v = buckets[d][j];
-        if (via[v] != d) continue;
-        for (int32_t e = reverse_begin[v]; e < reverse_begin[v + 1]; ++e) {
-          const int32_t u = reverse_source[e];
-          const size_t next = std::min<size_t>(d + reverse_cost[e], kUnreached - 1);
-          if (next >= via[u]) continue;
-          via[u] = static_cast<uint16_t>(next);
-          if (buckets.size() <= next) buckets.resize(next + 1);
-          buckets[next].push_back(u);
+    for (size_t k = 0; k < robot_at.size(); k += 2) {
+      if (b.test(robot_at[k]) && !holds(b, robot_at[k + 1])) return true;
+    }
+    return false;
+  };
+  // Per batch of up to 64 via columns, seeded with the goal distances of the via states.
+  LayeredSeeds seeds;
+  for (int32_t first = 0; first < p.via_columns; first += 64) {
+    const int32_t width = std::min<int32_t>(64, p.via_columns - first);
+    seeds.clear();
+    for (int32_t id = 0; id < count; ++id) {
+      for (int32_t k = 0; k < width; ++k) {
+        const auto& [column, at, robot_at] = via_keys[first + k];
+        const uint16_t d = p.distance[static_cast<size_t>(id) * p.columns + column];
+        if (!bits[id].test(at) && d < kUnreached && acting(bits[id], robot_at)) {
+          add_seed(seeds, id, uint64_t{1} << k, d);
         }
       }
     }
-    for (int32_t id = 0; id < count; ++id) {
-      p.via[static_cast<size_t>(id) * p.via_columns + v_column] = via[id];
-    }
+    const bool done = layered_distances(
+        static_cast<size_t>(count), reverse_begin, reverse_source, reverse_cost, seeds,
+        kUnreached - 1, {},
+        [&](int32_t id, uint64_t columns, uint16_t d) {
+          uint16_t* row = p.via.data() + static_cast<size_t>(id) * p.via_columns + first;
+          for (; columns != 0; columns &= columns - 1) row[std::countr_zero(columns)] = d;
+        });
+    if (!done) return false;
   }
   return true;
 }
@@ -1271,23 +1262,24 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     edge_begin.push_back(static_cast<int32_t>(edges.size()));
   }
 
-  // Backward 0-1 breadth-first search from the abstract goal states.
+  // Backward searches from the abstract goal states, over the reverse edges: per state, the
+  // sources and costs of the edges into it (CSR).
   const auto count = static_cast<int32_t>(keys_list.size());
-  IntVec reverse_begin(static_cast<size_t>(count) + 1, 0), reverse_from(edges.size());
+  IntVec reverse_begin(static_cast<size_t>(count) + 1, 0), reverse_source(edges.size());
+  std::vector<uint8_t> reverse_cost(edges.size());
   for (const Edge& e : edges) ++reverse_begin[e.to + 1];
   for (int32_t i = 0; i < count; ++i) reverse_begin[i + 1] += reverse_begin[i];
   {
     IntVec fill(reverse_begin.begin(), reverse_begin.end() - 1);
     for (int32_t from = 0; from < count; ++from) {
       for (int32_t e = edge_begin[from]; e < edge_begin[from + 1]; ++e) {
-        reverse_from[fill[edges[e].to]++] = e;
+        const int32_t r = fill[edges[e].to]++;
+        reverse_source[r] = from;
+        reverse_cost[r] = static_cast<uint8_t>(edges[e].cost);
       }
     }
   }
-  IntVec source_of(edges.size());
-  for (int32_t from = 0; from < count; ++from) {
-    for (int32_t e = edge_begin[from]; e < edge_begin[from + 1]; ++e) source_of[e] = from;
-  }
+  std::vector<Edge>().swap(edges);  // no longer needed: free it before the distance tables
   std::vector<uint64_t> optimistic(static_cast<size_t>(task_.num_words), ~uint64_t{0});
   if (task_.num_facts % 64 != 0) {
     optimistic.back() = (uint64_t{1} << (task_.num_facts % 64)) - 1;
@@ -1340,16 +1332,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       }
     }
   }
-  // Per column (combination x role), a 0-1 breadth-first search backwards from its goal
-  // states, over reverse edges laid out in the order it reads them. Columns with the same goal
-  // states (e.g. a role whose atoms name no key variable, under every combination) share one
-  // search and one column of p.distance.
-  IntVec reverse_source(edges.size());
-  std::vector<uint8_t> reverse_cost(edges.size());
-  for (size_t r = 0; r < edges.size(); ++r) {
-    reverse_source[r] = source_of[reverse_from[r]];
-    reverse_cost[r] = static_cast<uint8_t>(edges[reverse_from[r]].cost);
-  }
+  // Per column (combination x role), the distances backwards from its goal states
+  // (layered_distances, 64 columns at a time). Columns with the same goal states (e.g. a role
+  // whose atoms name no key variable, under every combination) share one column of p.distance.
   const size_t num_classes = class_of_bits.size();
   std::unordered_map<std::string, int32_t> column_of_goals;
   std::vector<std::string> distinct_goals;  // per column of p.distance: its goal classes
@@ -1368,38 +1353,30 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   const int64_t entries = static_cast<int64_t>(count) * p.columns;
   if (distance_entries_ + entries > kMaxDistanceEntries) return false;
   p.distance.assign(static_cast<size_t>(entries), kUnreached);
-  std::vector<uint16_t> dist(static_cast<size_t>(count));
-  std::deque<int32_t> queue;
-  for (int32_t u = 0; u < p.columns; ++u) {
-    if (stop && stop()) return false;
-    const std::string& goals = distinct_goals[u];
-    std::fill(dist.begin(), dist.end(), kUnreached);
-    for (int32_t id = 0; id < count; ++id) {
-      if (goals[goal_class[id]]) {
-        dist[id] = 0;
-        queue.push_back(id);
+  LayeredSeeds seeds;
+  std::vector<uint64_t> class_columns(num_classes);
+  for (int32_t first = 0; first < p.columns; first += 64) {  // columns first, first + 1, ...
+    const int32_t width = std::min<int32_t>(64, p.columns - first);
+    for (size_t k = 0; k < num_classes; ++k) {
+      class_columns[k] = 0;
+      for (int32_t u = 0; u < width; ++u) {
+        if (distinct_goals[first + u][k]) class_columns[k] |= uint64_t{1} << u;
       }
     }
-    while (!queue.empty()) {
-      const int32_t v = queue.front();
-      queue.pop_front();
-      for (int32_t r = reverse_begin[v]; r < reverse_begin[v + 1]; ++r) {
-        const int32_t from = reverse_source[r];
-        // Capped below kUnreached: a (never seen) longer distance is underestimated, not lost.
-        const int32_t d = std::min<int32_t>(dist[v] + reverse_cost[r], kUnreached - 1);
-        if (d < dist[from]) {
-          dist[from] = static_cast<uint16_t>(d);
-          if (reverse_cost[r] == 0) {
-            queue.push_front(from);
-          } else {
-            queue.push_back(from);
-          }
-        }
+    seeds.assign(1, {});
+    for (int32_t id = 0; id < count; ++id) {
+      if (class_columns[goal_class[id]] != 0) {
+        seeds[0].emplace_back(id, class_columns[goal_class[id]]);
       }
     }
-    for (int32_t id = 0; id < count; ++id) {
-      p.distance[static_cast<size_t>(id) * p.columns + u] = dist[id];
-    }
+    const bool done = layered_distances(
+        static_cast<size_t>(count), reverse_begin, reverse_source, reverse_cost, seeds,
+        kUnreached - 1, stop,
+        [&](int32_t id, uint64_t columns, uint16_t d) {
+          uint16_t* row = p.distance.data() + static_cast<size_t>(id) * p.columns + first;
+          for (; columns != 0; columns &= columns - 1) row[std::countr_zero(columns)] = d;
+        });
+    if (!done) return false;
   }
   // Lifted roles (see "Lifts"): distances through a state where the object is elsewhere.
   if (p.group >= 0 && !lifts_.empty()) {
