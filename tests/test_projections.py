@@ -527,6 +527,20 @@ def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_
             _core.search(env.task.core, env._words[0], env._counters[0], projection_limits=limits)
 
 
+def test_a_row_just_over_the_first_cap_is_retried_under_the_upgrade_caps() -> None:
+    """The pot of multi_agent/7 seed 210 (its row without the robots' positions) has 133,456
+    abstract states, just over the first cap of 120,000. Its enumeration had expanded 97% of
+    the states it found, so the upgrade pass predicts a size within the upgrade caps and builds
+    it (projection.cc, retry_size): the start bound rises from 19 to 27. Retries are planned
+    by time, so without a time budget for upgrades there are none."""
+    (instance,) = datasets.load("multi_agent", seeds=[210], tasks=["7_onion_potato_tomato_soup"])
+    env = instance.load()
+    retried = start_stats(env, limits={"upgrade_seconds": 60})
+    untimed = start_stats(env, limits={"upgrade_seconds": 0})
+    assert retried["abstract_states"] - untimed["abstract_states"] > 120_000
+    assert retried["initial_h"] > untimed["initial_h"]
+
+
 def test_goal_items_leave_for_the_bottom_only_under_the_stack_shapes() -> None:
     """An item put down on a station that need not be empty breaks "one stack per station":
     the bottom-item companions go, the top's stay."""

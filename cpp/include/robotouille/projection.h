@@ -367,6 +367,9 @@ class ProjectionHeuristic {
   std::vector<uint8_t> missing_;
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
+  // The last build() that ran past its max_states: how many of the states it found it had
+  // expanded (0: none did). The upgrade pass predicts a retry's size from it.
+  int64_t over_cap_expanded_ = 0;
   std::string key_;
   std::vector<std::pair<int32_t, int32_t>> listed_;  // scratch for project(): T's listed
   // The state evaluate() saw last (empty before the first call), and its missing_.
