@@ -287,15 +287,26 @@ def object_swap(task: CompiledTask, a: int, b: int) -> tuple[IntArray, IntArray,
         or b >= task.num_initial_objects
     ):
         return None
-    swap = {a: b, b: a}
-    if any({swap.get(c, c) for c in s} != s for s in candidate_sets):
-        return None
     checker = task.__dict__.get("_swap_checker")
     if checker is None:  # its tables take a moment: built once per task
         checker = task.__dict__["_swap_checker"] = _Checker(task)
-    found = checker.verify(a, b)
+    found = _accepted_swap(checker, candidate_sets, a, b)
     groundings = checker.grounding_map(a, b) if found is not None else None
     return None if found is None or groundings is None else (*found, groundings)
+
+
+def _accepted_swap(
+    checker: _Checker, candidate_sets: list[set[int]], a: int, b: int
+) -> tuple[IntArray, IntArray] | None:
+    """(fact map, template map) of swapping a and b, or None.
+
+    None unless the swap keeps every goal variable's candidate set and is an automorphism of the
+    task.
+    """
+    swap = {a: b, b: a}
+    if any({swap.get(c, c) for c in s} != s for s in candidate_sets):
+        return None
+    return checker.verify(a, b)
 
 
 def find_symmetries(task: CompiledTask, *, fixed_objects: set[int] | None = None) -> SymmetryTables:
@@ -320,9 +331,7 @@ def find_symmetries(task: CompiledTask, *, fixed_objects: set[int] | None = None
             first, rest = pending[0], pending[1:]
             cls, maps, left = [first], [], []
             for o in rest:
-                swap = {first: o, o: first}
-                goal_ok = all({swap.get(c, c) for c in s} == s for s in candidate_sets)
-                found = checker.verify(first, o) if goal_ok else None
+                found = _accepted_swap(checker, candidate_sets, first, o)
                 if found is None:
                     left.append(o)
                 else:
