@@ -109,32 +109,34 @@
  * no template writes (so at most one of them acts in a pass). Then the order never changes a
  * step's result, and the key lists them sorted.
  *
- * Shared rows: where swapping the objects o and o' of two rows maps the task onto itself (its
- * dynamics and goal; python/robotouille/symmetry.py verifies it) and row o onto row o' (facts,
+ * Shared rows: where swapping the objects a and b of two rows maps the task onto itself (its
+ * dynamics and goal; python/robotouille/symmetry.py verifies it) and a's row onto b's (facts,
  * templates, groundings with their costs and arrival codes, holds, merges, invariants;
- * projections.py lists o''s facts as the images of o's, bit by bit), the two rows' abstract
- * graphs are the same graph with bit k of one meaning bit k of the other, and their goal
- * columns agree (neither object is a key value, and each plays the other's roles). So o''s row
- * reads o's tables: its projection of a state, with its templates named as their images in its
- * key, is the key of the swapped state under o's row, whose distance is o''s distance in the
- * state. Only the reachable parts differ, so o's row is enumerated from o''s start key as well,
- * and o''s row is then a copy of its tables (built only where o's could not be).
+ * projections.py lists b's facts as the images of a's, bit by bit), the two rows' abstract
+ * graphs are one graph, bit k of one meaning bit k of the other, and their goal columns agree
+ * (neither object is a key value, and each plays the other's roles). So b's row reads a's
+ * tables: b's projection of a state, with b's templates named as their images in its key, is
+ * a's projection of the swapped state, whose distance is b's distance in the state. Only the
+ * reachable parts differ, so a's row is enumerated from b's start key as well, and b's row is
+ * then a copy of a's tables (built on its own only where a's row was not built).
  *
  * Construction enumerates the abstract states reachable from the search's start state (every
- * state the search can reach projects into them), then runs a 0-1 breadth-first search backwards
- * from the abstract goal states. Evaluation projects a state onto each F and T and looks its
- * distance up: a few hash lookups per state. A projection with more than max_states abstract
- * states (or that a stop request interrupts) is dropped: it then adds 0, unless the tables give a
- * coarser fallback for the same object (without the robots' positions). The fallback is built
- * first; the full row follows when the fallback's size times the robots' position combinations
- * fits the caps, and replaces it (it keeps more facts, so it bounds no lower). Full rows that
- * do not fit get a second pass with larger caps, smallest first, while time allows
- * (ProjectionLimits); after them, under a time limit, so do the rows that failed under the
+ * state the search can reach projects into them), then computes the distances backwards from
+ * the abstract goal states, by distance layers for up to 64 goal columns at once (Dial's
+ * algorithm; cpp/src/layered_distances.h). Evaluation projects a state onto each F and T and
+ * looks its distance up: a few hash lookups per state. A projection with more than max_states
+ * abstract states (or that a stop request interrupts) is dropped: it then adds 0, unless the
+ * tables give a coarser fallback for the same object (without the robots' positions). The
+ * fallback is built first; the full row follows when the fallback's size times the robots'
+ * position combinations fits the caps, and replaces it (it keeps more facts, so it bounds no
+ * lower). Full rows that do not fit get a second pass with larger caps, smallest first, while
+ * time allows (ProjectionLimits). Under a time limit, so do the rows that failed under the
  * first caps with nothing to fall back on (a fallback itself, or an object with one row), each
- * when the rate of its failed build predicts it ends in time. The total of abstract
- * states over all projections is capped as well, and so are the distance tables: one entry per
- * abstract state and distinct column, where combinations and roles with the same abstract goal
- * states share a column.
+ * when its size, predicted from how far its failed enumeration got, fits the larger caps and
+ * the rate of its failed build predicts it ends in time. The total of abstract states over
+ * all projections is capped as well, and so are the distance tables: one entry per abstract
+ * state and distinct column, where combinations and roles with the same abstract goal states
+ * share a column.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread.
