@@ -117,6 +117,20 @@ int64_t retry_size(int64_t cap, int64_t expanded, int64_t upgrade_cap) {
   return size > static_cast<double>(upgrade_cap) ? upgrade_cap + 1 : static_cast<int64_t>(size);
 }
 
+// layered_distances from `seeds` into a table of `columns` distances per abstract state (one
+// row per state, over the reverse edges), columns first, first + 1, ... for the seeds' bits.
+bool distances_into(std::vector<uint16_t>& table, int32_t columns, int32_t first,
+                    const IntVec& reverse_begin, const IntVec& reverse_source,
+                    const std::vector<uint8_t>& reverse_cost, LayeredSeeds& seeds,
+                    const std::function<bool()>& stop) {
+  return layered_distances(
+      reverse_begin.size() - 1, reverse_begin, reverse_source, reverse_cost, seeds,
+      kUnreached - 1, stop, [&](int32_t id, uint64_t bits, uint16_t d) {
+        uint16_t* row = table.data() + static_cast<size_t>(id) * columns + first;
+        for (; bits != 0; bits &= bits - 1) row[std::countr_zero(bits)] = d;
+      });
+}
+
 // Abstract state keys by id, one after another in one buffer: a projection has up to millions,
 // and a string each would cost an allocation and twice the bytes.
 class KeyArena {
@@ -660,14 +674,10 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
         }
       }
     }
-    const bool done = layered_distances(
-        static_cast<size_t>(count), reverse_begin, reverse_source, reverse_cost, seeds,
-        kUnreached - 1, {},
-        [&](int32_t id, uint64_t columns, uint16_t d) {
-          uint16_t* row = p.via.data() + static_cast<size_t>(id) * p.via_columns + first;
-          for (; columns != 0; columns &= columns - 1) row[std::countr_zero(columns)] = d;
-        });
-    if (!done) return false;
+    if (!distances_into(p.via, p.via_columns, first, reverse_begin, reverse_source, reverse_cost,
+                        seeds, {})) {
+      return false;
+    }
   }
   return true;
 }
@@ -1389,14 +1399,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
         seeds[0].emplace_back(id, class_columns[goal_class[id]]);
       }
     }
-    const bool done = layered_distances(
-        static_cast<size_t>(count), reverse_begin, reverse_source, reverse_cost, seeds,
-        kUnreached - 1, stop,
-        [&](int32_t id, uint64_t columns, uint16_t d) {
-          uint16_t* row = p.distance.data() + static_cast<size_t>(id) * p.columns + first;
-          for (; columns != 0; columns &= columns - 1) row[std::countr_zero(columns)] = d;
-        });
-    if (!done) return false;
+    if (!distances_into(p.distance, p.columns, first, reverse_begin, reverse_source,
+                        reverse_cost, seeds, stop)) {
+      return false;
+    }
   }
   // Lifted roles (see "Lifts"): distances through a state where the object is elsewhere.
   if (p.group >= 0 && !lifts_.empty()) {
