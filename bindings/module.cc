@@ -214,7 +214,12 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"merges", &s->merges},
               {"share", &s->share},
               {"share_template_begin", &s->share_template_begin},
-              {"share_templates", &s->share_templates}});
+              {"share_templates", &s->share_templates},
+              {"robot_swap_fact_begin", &s->robot_swap_fact_begin},
+              {"robot_swap_facts", &s->robot_swap_facts},
+              {"robot_swap_template_begin", &s->robot_swap_template_begin},
+              {"robot_swap_templates", &s->robot_swap_templates},
+              {"robot_swap_slots", &s->robot_swap_slots}});
   return s;
 }
 

@@ -46,7 +46,11 @@ using Bits = ProjectionHeuristic::Bits;
 // the facts it adds (the robots' positions), grouped by their first argument (the robot) with
 // one true fact per group. Arrival bits are not counted: they vary only where their robot stands
 // at the object's station (elsewhere they are canonical), which adds about 16% with two robots,
-// less than the product overestimates (not every position combination is reachable).
+// less than the product overestimates (not every position combination is reachable). A full
+// row with a robot swap keeps one of each two position combinations that the swap exchanges
+// (the fallback, without positions, gains little from it): half the product, which the
+// arrival bits then exceed (by 13-32% on the multi-agent tasks), so two thirds of it. A row
+// predicted too small costs a failed build; one predicted too large waits for the upgrades.
 int64_t size_factor(const Task& task, const ProjectionSpec& spec, size_t full, size_t coarse) {
   const auto first = spec.facts.begin() + spec.fact_begin[coarse];
   const auto last = spec.facts.begin() + spec.fact_begin[coarse + 1];
@@ -61,7 +65,9 @@ int64_t size_factor(const Task& task, const ProjectionSpec& spec, size_t full, s
   for (const auto& [subject, count] : per_subject) {
     product = std::min<int64_t>(product * count, int64_t{1} << 40);
   }
-  return product;
+  const bool swapped = !spec.robot_swap_fact_begin.empty() &&
+                       spec.robot_swap_fact_begin[full] < spec.robot_swap_fact_begin[full + 1];
+  return swapped ? std::max<int64_t>(1, product * 2 / 3) : product;
 }
 
 constexpr int32_t kDelayedNode = static_cast<int32_t>(EffectType::kDelayed);
@@ -105,7 +111,7 @@ Footprint footprint(const Task& task, int32_t t) {
 // The predicted size of a row whose enumeration found more than `cap` states after expanding
 // `expanded` of them (0: unknown), for scheduling its retry under `upgrade_cap`: the found
 // states times (found / expanded)^3, since the frontier keeps growing by about that factor per
-// breadth-first layer. Nearly done (the pot of multi_agent/7 seed 210, 133,000 states: 97% of
+// breadth-first layer. Nearly done (the pot of multi_agent/7 seed 210, 126,000 states: 97% of
 // the 120,000 found were expanded) predicts just over the cap; half done (the pots of the
 // original multi_agent/10, with 12 timer templates each: 54%) predicts past the upgrade cap,
 // so no seconds go to a retry that would fail again. Only the order and the skipping of
@@ -300,6 +306,46 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // Combinations of the key variables' candidates (distinct within a group), at most 4096.
   const TaskSpec& s = task.spec;
   const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
+  if (!spec.robot_swap_fact_begin.empty()) {
+    check_csr(spec.robot_swap_fact_begin, n, spec.robot_swap_facts.size() / 2,
+              "robot_swap_fact_begin");
+    check_csr(spec.robot_swap_template_begin, n, spec.robot_swap_templates.size() / 2,
+              "robot_swap_template_begin");
+    require(spec.robot_swap_facts.size() % 2 == 0 && spec.robot_swap_templates.size() % 2 == 0,
+            "robot swap tables hold pairs");
+    require(spec.robot_swap_facts.empty() ||
+                (spec.robot_swap_slots.size() == 2 &&
+                 spec.robot_swap_slots[0] != spec.robot_swap_slots[1] &&
+                 std::all_of(spec.robot_swap_slots.begin(), spec.robot_swap_slots.end(),
+                             [](int32_t k) { return k >= 0 && k < kMaxFacts; })),
+            "a robot swap needs two distinct slots");
+    // Per row, the pairs must be an involution of the row's facts (templates) without fixed
+    // points, and a template's image must have its shape.
+    auto involution = [&](const IntVec& begin, const IntVec& pairs, const IntVec& values_begin,
+                          const IntVec& values, size_t row, bool templates) {
+      std::map<int32_t, int32_t> image;
+      const auto first = values.begin() + values_begin[row];
+      const auto last = values.begin() + values_begin[row + 1];
+      for (int32_t k = begin[row]; k < begin[row + 1]; ++k) {
+        const int32_t a = pairs[2 * k], b = pairs[2 * k + 1];
+        require(a != b && std::find(first, last, a) != last && std::find(first, last, b) != last,
+                "a robot swap pair must map an entry of its row to another");
+        require(!templates || task.spec.template_count[a] == task.spec.template_count[b],
+                "a robot swap must map a template to one of its shape");
+        require(image.emplace(a, b).second, "a robot swap maps an entry twice");
+      }
+      for (const auto& [a, b] : image) {
+        const auto back = image.find(b);
+        require(back != image.end() && back->second == a, "a robot swap must be an involution");
+      }
+    };
+    for (size_t p = 0; p < n; ++p) {
+      involution(spec.robot_swap_fact_begin, spec.robot_swap_facts, spec.fact_begin, spec.facts,
+                 p, false);
+      involution(spec.robot_swap_template_begin, spec.robot_swap_templates, spec.template_begin,
+                 spec.templates, p, true);
+    }
+  }
   for (int32_t v : spec.key_vars) {
     require(v >= 0 && v < num_vars, "key variable out of range");
     require(s.goal_cand_begin[v + 1] > s.goal_cand_begin[v], "key variable has no candidate");
@@ -428,11 +474,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       continue;
     }
     const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
-    // The seconds per kept state so far predict the upgrade's time (slightly high: replaced
-    // and failed builds took time too).
+    // The seconds per state enumerated so far (in every build: kept, replaced or failed)
+    // predict the upgrade's time.
     const double per_state =
         u.retry ? u.per_state
-                : seconds() / static_cast<double>(std::max<int64_t>(abstract_states_, 1));
+                : seconds() / static_cast<double>(std::max<int64_t>(enumerated_states_, 1));
     const double expected = seconds() + per_state * static_cast<double>(u.predicted);
     if (halt_upgrade()) break;
     // Too slow or too large now; a later entry may still fit (retries have their own rates).
@@ -717,6 +763,95 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
   }
 }
 
+void ProjectionHeuristic::read_robot_swap(const ProjectionSpec& spec, int32_t index,
+                                          const std::vector<int16_t>& bit_of,
+                                          Projection& p) const {
+  if (spec.robot_swap_fact_begin.empty() ||
+      spec.robot_swap_fact_begin[index] == spec.robot_swap_fact_begin[index + 1]) {
+    return;
+  }
+  // The bit permutation: merged facts map through their representatives' bits, so every pair
+  // of a bit's facts must agree on its image.
+  std::vector<int16_t> image(static_cast<size_t>(kMaxFacts), -1);
+  auto pair_bits = [&](int32_t a, int32_t b) {
+    require(a >= 0 && b >= 0, "a robot swap pair must map facts the row keeps");
+    require((image[a] < 0 || image[a] == b) && (image[b] < 0 || image[b] == a),
+            "a robot swap must map each bit to one bit");
+    image[a] = static_cast<int16_t>(b);
+    image[b] = static_cast<int16_t>(a);
+  };
+  for (int32_t k = spec.robot_swap_fact_begin[index]; k < spec.robot_swap_fact_begin[index + 1];
+       ++k) {
+    pair_bits(bit_of[spec.robot_swap_facts[2 * k]], bit_of[spec.robot_swap_facts[2 * k + 1]]);
+  }
+  const int32_t slot_a = spec.robot_swap_slots[0], slot_b = spec.robot_swap_slots[1];
+  if (p.arrival_bit >= 0 && slot_a < p.arrival_slots && slot_b < p.arrival_slots) {
+    pair_bits(p.arrival_bit + slot_a, p.arrival_bit + slot_b);
+  }
+  // Group the pairs (a < b) by their words and distance: one masked exchange per group.
+  std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> groups;
+  for (int32_t a = 0; a < kMaxFacts; ++a) {
+    const int32_t b = image[a];
+    if (b <= a) continue;
+    groups[{a / 64, b / 64, b % 64 - a % 64}] |= uint64_t{1} << (a % 64);
+  }
+  for (const auto& [where, mask] : groups) {
+    const auto& [from, to, shift] = where;
+    p.swap_groups.push_back({from, to, shift, mask});
+  }
+  for (int32_t k = spec.robot_swap_template_begin[index];
+       k < spec.robot_swap_template_begin[index + 1]; ++k) {
+    p.swap_templates.emplace_back(spec.robot_swap_templates[2 * k],
+                                  spec.robot_swap_templates[2 * k + 1]);
+  }
+  std::sort(p.swap_templates.begin(), p.swap_templates.end());
+}
+
+void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key) {
+  if (p.swap_groups.empty()) return;
+  Bits bits, image;
+  std::memcpy(bits.w, key.data(), sizeof(bits.w));
+  image = bits;
+  auto shifted = [](uint64_t x, int32_t by) { return by >= 0 ? x << by : x >> -by; };
+  for (const Projection::SwapGroup& g : p.swap_groups) {
+    const uint64_t to_mask = shifted(g.mask, g.shift);
+    image.w[g.from] &= ~g.mask;
+    image.w[g.to] &= ~to_mask;
+  }
+  for (const Projection::SwapGroup& g : p.swap_groups) {
+    const uint64_t to_mask = shifted(g.mask, g.shift);
+    image.w[g.from] |= shifted(bits.w[g.to] & to_mask, -g.shift);
+    image.w[g.to] |= shifted(bits.w[g.from] & g.mask, g.shift);
+  }
+  if (key.size() == sizeof(bits.w)) {  // no timers
+    if (std::memcmp(image.w, bits.w, sizeof(bits.w)) < 0) {
+      key.replace(0, sizeof(image.w), reinterpret_cast<const char*>(image.w), sizeof(image.w));
+    }
+    return;
+  }
+  // The listed templates renamed (their node words stay), sorted again where the key sorts.
+  std::vector<std::pair<int32_t, size_t>>& listed = swapped_listed_;  // (image id, offset)
+  listed.clear();
+  for (size_t at = sizeof(bits.w); at < key.size();) {
+    int32_t t;
+    std::memcpy(&t, key.data() + at, 4);
+    const auto it = std::lower_bound(p.swap_templates.begin(), p.swap_templates.end(),
+                                     std::make_pair(t, std::numeric_limits<int32_t>::min()));
+    listed.emplace_back(it != p.swap_templates.end() && it->first == t ? it->second : t, at);
+    at += 4 + 4 * static_cast<size_t>(task_.spec.template_count[t]);
+  }
+  if (p.sorted_timers) {
+    std::stable_sort(listed.begin(), listed.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+  }
+  swapped_key_.assign(reinterpret_cast<const char*>(image.w), sizeof(image.w));
+  for (const auto& [t, at] : listed) {
+    swapped_key_.append(reinterpret_cast<const char*>(&t), 4);
+    swapped_key_.append(key, at + 4, 4 * static_cast<size_t>(task_.spec.template_count[t]));
+  }
+  if (swapped_key_ < key) key.swap(swapped_key_);
+}
+
 bool ProjectionHeuristic::share_row(const ProjectionSpec& spec, size_t row) {
   if (spec.share.empty() || spec.share[row] < 0) return false;
   const auto source = std::find_if(projections_.begin(), projections_.end(),
@@ -833,6 +968,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       p.colocated.push_back({slot, a, b});
     }
   }
+  read_robot_swap(spec, index, bit_of, p);
   if (arrivals) {
     p.slot_places.resize(static_cast<size_t>(robot_slots));
     p.objects_at.resize(static_cast<size_t>(kMaxFacts));
@@ -884,6 +1020,12 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // Forward enumeration. Abstract states are keys (see project()); the engine runs on scratch
   // full states that are zero outside F and T.
   KeyArena keys_list;
+  // Every build counts its states, however it ends (the upgrades' time estimate reads them).
+  struct CountStates {
+    int64_t& total;
+    const KeyArena& keys;
+    ~CountStates() { total += static_cast<int64_t>(keys.size()); }
+  } count_states{enumerated_states_, keys_list};
   IdIndex key_index;
   std::vector<Edge> edges;
   IntVec edge_begin{0};
@@ -901,7 +1043,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // Interns key_, and with arrival bits also its canonical twin: the key a state's bound is
   // read with (see canonical_arrivals), so that every reachable state's is there.
   std::string twin_key;
+  // Both in their robot swap's canonical form (see "Robot swap").
   auto intern = [&]() -> int32_t {
+    canonical_robots(p, key_);
     const int32_t id = intern_key(key_);
     if (p.arrival_bit < 0) return id;
     Bits bits;
@@ -910,6 +1054,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     if (std::memcmp(twin.w, bits.w, sizeof(bits.w)) != 0) {
       twin_key.assign(key_);
       twin_key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
+      canonical_robots(p, twin_key);
       intern_key(twin_key);
     }
     return id;
@@ -1461,6 +1606,7 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
     bits = canonical_arrivals(p, bits);
     key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   }
+  canonical_robots(p, key_);
   return lookup(p);
 }
 

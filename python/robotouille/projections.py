@@ -59,6 +59,11 @@ onto the other (:func:`_shared_rows` checks every table of the row), the later r
 facts as the images of the earlier row's and reads that row's tables instead of building its
 own (``projection.h`` gives the argument): the bound is the same, built once.
 
+Robot swap: where swapping two robots maps the task onto itself and a row onto itself
+(:func:`_robot_swaps`), a state and its image under the swap have the same distance in that
+row, so the row keeps one of each pair (a row with both robots' positions has about half the
+states).
+
 The C++ side (``cpp/include/robotouille/projection.h``) enumerates each projection from the
 search's start state and computes its goal distances.
 """
@@ -127,6 +132,15 @@ class ProjectionTables:
         share_template_begin: CSR offsets of ``share_templates`` (in pairs), one row per
             projection.
         share_templates: Per sharing row, (its template, the shared row's template) pairs.
+        robot_swap_fact_begin: CSR offsets of ``robot_swap_facts`` (in pairs), one row per
+            projection.
+        robot_swap_facts: Per row that swapping the first two robots maps onto itself (see
+            "Robot swap"), (fact, image) pairs of the facts the swap moves; empty for the
+            other rows.
+        robot_swap_template_begin: CSR offsets of ``robot_swap_templates`` (in pairs).
+        robot_swap_templates: Per such row, (template, image) pairs of the templates it moves.
+        robot_swap_slots: The two swapped robots' slots, or empty when the swap is no
+            automorphism of the task.
     """
 
     objects: list[int]
@@ -152,6 +166,11 @@ class ProjectionTables:
     share: IntArray
     share_template_begin: IntArray
     share_templates: IntArray
+    robot_swap_fact_begin: IntArray
+    robot_swap_facts: IntArray
+    robot_swap_template_begin: IntArray
+    robot_swap_templates: IntArray
+    robot_swap_slots: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -972,6 +991,47 @@ def _shared_rows(
     return share, pairs
 
 
+def _robot_swaps(
+    task: CompiledTask, rows: list[Row], mutexes: list[list[int]], robots: list[int]
+) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """The rows that swapping the first two robots maps onto themselves (see "Robot swap").
+
+    The swap must be an automorphism of the task, its goal included
+    (:func:`~robotouille.symmetry.object_swap`), and map each such row onto itself: facts,
+    templates, charged groundings with their costs and arrival codes (the robots' slots
+    swapped), hold pairs, colocated triples, merges and the invariants within the facts.
+
+    Returns:
+        Per row, its (fact, image) pairs and its (template, image) pairs for the facts and
+        templates the swap moves (none where it does not map the row onto itself), and the two
+        robots' slots (none when the swap is no automorphism).
+    """
+    none: tuple[list[list[int]], list[list[int]], list[int]] = (
+        [[] for _ in rows],
+        [[] for _ in rows],
+        [],
+    )
+    if len(robots) < 2:
+        return none
+    first, second = sorted(robots)[:2]  # slots 0 and 1 (the robots' places in sorted order)
+    maps = object_swap(task, first, second)
+    if maps is None:
+        return none
+    facts, templates = maps[0], maps[1]
+    fact_pairs, template_pairs = none[0], none[1]
+    for k, row in enumerate(rows):
+        if (
+            _image_row(row, row, mutexes, *maps, {first: second, second: first}, {0: 1, 1: 0})
+            is None
+        ):
+            continue
+        fact_pairs[k] = [x for f in row[0] if facts[f] != f for x in (f, int(facts[f]))]
+        template_pairs[k] = [
+            x for t in row[1] if templates[t] != t for x in (t, int(templates[t]))
+        ]
+    return fact_pairs, template_pairs, [0, 1]
+
+
 def _image_row(
     source: Row,
     target: Row,
@@ -979,33 +1039,46 @@ def _image_row(
     facts: IntArray,
     templates: IntArray,
     groundings: IntArray,
+    robots: dict[int, int] | None = None,
+    slots: dict[int, int] | None = None,
 ) -> list[int] | None:
     """``target``'s facts ordered as their preimages in ``source``, or None.
 
-    None unless the maps carry ``source`` onto ``target`` (see :func:`_shared_rows`).
+    None unless the maps carry ``source`` onto ``target`` (see :func:`_shared_rows`). A swap of
+    robots also maps the robots of the hold pairs (``robots``) and the robot slots of the
+    arrival codes and colocated triples (``slots``); by default both stay.
     """
+    robots, slots = robots or {}, slots or {}
     image = [int(facts[f]) for f in source[0]]
     if sorted(image) != target[0]:
         return None
     if sorted(int(templates[t]) for t in source[1]) != target[1]:
         return None
-    charged = sorted(zip((int(groundings[g]) for g in source[2]), source[3], source[6]))
+
+    def code(c: int) -> int:  # an arrival code with its robot slot mapped
+        return c % 8 + 8 * slots.get(c // 8, c // 8) if c else 0
+
+    charged = sorted(
+        zip((int(groundings[g]) for g in source[2]), source[3], map(code, source[6]))
+    )
     if charged != sorted(zip(target[2], target[3], target[6])):
         return None
 
+    def image_of(x: int, kind: int) -> int:  # kind 0: stays, 1: a fact, 2: a robot, 3: a slot
+        if kind == 1:
+            return int(facts[x])
+        return robots.get(x, x) if kind == 2 else slots.get(x, x) if kind == 3 else x
+
     def tuples(flat: list[int], width: int, mapped: tuple[int, ...]) -> list[tuple[int, ...]]:
         rows = [tuple(flat[k : k + width]) for k in range(0, len(flat), width)]
-        return sorted(
-            tuple(int(facts[x]) if m else x for x, m in zip(r, mapped, strict=True))
-            for r in rows
-        )
+        return sorted(tuple(image_of(x, m) for x, m in zip(r, mapped, strict=True)) for r in rows)
 
     def plain(flat: list[int], width: int) -> list[tuple[int, ...]]:
         return sorted(tuple(flat[k : k + width]) for k in range(0, len(flat), width))
 
     if (
-        tuples(source[4], 2, (0, 1)) != plain(target[4], 2)
-        or tuples(source[7], 3, (0, 1, 1)) != plain(target[7], 3)
+        tuples(source[4], 2, (2, 1)) != plain(target[4], 2)
+        or tuples(source[7], 3, (3, 1, 1)) != plain(target[7], 3)
         or tuples(source[8], 2, (1, 1)) != plain(target[8], 2)
     ):
         return None
@@ -1226,6 +1299,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     # Robots are never swapped (arrival codes name their slots); nor are key values.
     fixed = {c for v in key_vars for c in task.goal_candidates[v]} | set(view.robots)
     share, share_templates = _shared_rows(task, objects, rows, mutexes, fixed)
+    swap_facts, swap_templates, swap_slots = _robot_swaps(task, rows, mutexes, list(view.robots))
 
     def csr(column: int) -> tuple[IntArray, IntArray]:
         parts = [row[column] for row in rows]
@@ -1267,11 +1341,19 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         mutex_begin=mutex_begin,
         mutex_facts=np.array([f for m in mutexes for f in m], np.int64),
         share=np.array(share, np.int64),
-        share_template_begin=np.cumsum([0, *(len(t) // 2 for t in share_templates)]).astype(
-            np.int64
-        ),
+        share_template_begin=_pair_offsets(share_templates),
         share_templates=np.array([x for t in share_templates for x in t], np.int64),
+        robot_swap_fact_begin=_pair_offsets(swap_facts),
+        robot_swap_facts=np.array([x for t in swap_facts for x in t], np.int64),
+        robot_swap_template_begin=_pair_offsets(swap_templates),
+        robot_swap_templates=np.array([x for t in swap_templates for x in t], np.int64),
+        robot_swap_slots=np.array(swap_slots, np.int64),
     )
+
+
+def _pair_offsets(rows: list[list[int]]) -> IntArray:
+    """CSR offsets, in pairs, of rows of flat pairs."""
+    return np.cumsum([0, *(len(r) // 2 for r in rows)]).astype(np.int64)
 
 
 __all__ = ["MAX_FACTS", "ProjectionTables", "find_projections"]

@@ -120,6 +120,17 @@
  * reachable parts differ, so a's row is enumerated from b's start key as well, and b's row is
  * then a copy of a's tables (built on its own only where a's row was not built).
  *
+ * Robot swap: where swapping two robots maps the task onto itself (its dynamics and goal) and a
+ * row onto itself (facts, templates, charged groundings with their costs and arrival codes, the
+ * robots' slots swapped, holds, merges, invariants; python/robotouille/projections.py checks),
+ * the swap is an automorphism of the row's abstract graph that keeps its goal columns (no goal
+ * atom names a robot), so a state and its image have the same distances. The row keeps one
+ * state of each such pair: every key, in construction and in evaluation, is replaced by the
+ * smaller of itself and its image (fact bits and arrival bits permuted, templates renamed and,
+ * where their order does not matter, sorted again). The distances over this quotient graph are
+ * those of the whole graph, and a row with both robots' positions has about half the states.
+ * A shared row reads its source's swap: the object swap behind the sharing commutes with it.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then computes the distances backwards from
  * the abstract goal states, by distance layers for up to 64 goal columns at once (Dial's
@@ -186,6 +197,12 @@ struct ProjectionSpec {
   // Per row (CSR over pairs; empty: none), (fact, representative): the fact shares its
   // representative's bit (see "Merged facts" above). Both are facts of the row.
   IntVec merge_begin, merges;
+  // Robot swap (see above); all empty: none. Per row (CSR over pairs), (fact, image) and
+  // (template, image) pairs of the facts and templates that swapping two robots moves, each
+  // pair listed both ways; a row with no fact pairs is not swapped. Then the two robots' slots.
+  IntVec robot_swap_fact_begin, robot_swap_facts;
+  IntVec robot_swap_template_begin, robot_swap_templates;
+  IntVec robot_swap_slots;
 };
 
 constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
@@ -268,6 +285,15 @@ class ProjectionHeuristic {
     // position bit (kMaxFacts entries, or none), the object's bits that go with it.
     std::vector<Bits> slot_places;
     std::vector<Bits> objects_at;
+    // Robot swap (see "Robot swap"): the bits it exchanges, as groups of pairs at one
+    // distance (bits `mask` of word `from` and the same bits shifted by `shift` in word `to`),
+    // and the template ids (as keys name them) it renames, sorted. No groups: no swap.
+    struct SwapGroup {
+      int32_t from, to, shift;
+      uint64_t mask;
+    };
+    std::vector<SwapGroup> swap_groups;
+    std::vector<std::pair<int32_t, int32_t>> swap_templates;
     int32_t width = 1;   // distances per (state, combination): one per role, at least 1
     std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
@@ -330,6 +356,11 @@ class ProjectionHeuristic {
   static Bits canonical_arrivals(const Projection& p, Bits bits);
   // The robot slots (as bits) that stand where they could pick the object up without moving.
   static Bits colocated_slots(const Projection& p, const Bits& bits);
+  // Replaces `key` (under p) by the smaller of it and its image under p's robot swap.
+  void canonical_robots(const Projection& p, std::string& key);
+  // Fills p's robot swap from row `index` of the spec (after F's bits and the arrival bits).
+  void read_robot_swap(const ProjectionSpec& spec, int32_t index,
+                       const std::vector<int16_t>& bit_of, Projection& p) const;
   // Appends the abstract key of (words, counters) under projection p to key_.
   void project(const Projection& p, const uint64_t* words, const int32_t* counters);
   // Reads row `index`'s object, F (as bits: bit_of per fact, -1 outside F; merged flags per
@@ -372,7 +403,10 @@ class ProjectionHeuristic {
   // The last build() that ran past its max_states: how many of the states it found it had
   // expanded (0: none did). The upgrade pass predicts a retry's size from it.
   int64_t over_cap_expanded_ = 0;
+  int64_t enumerated_states_ = 0;  // abstract states of every build so far, failed ones too
   std::string key_;
+  std::string swapped_key_;  // scratch for canonical_robots(): the image key
+  std::vector<std::pair<int32_t, size_t>> swapped_listed_;  // ... and its templates
   std::vector<std::pair<int32_t, int32_t>> listed_;  // scratch for project(): T's listed
   // The state evaluate() saw last (empty before the first call), and its missing_.
   std::vector<uint64_t> last_words_;
