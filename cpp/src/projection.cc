@@ -146,6 +146,16 @@ class KeyArena {
     const size_t begin = id == 0 ? 0 : end_[id - 1];
     return {bytes_.data() + begin, end_[id] - begin};
   }
+  // Whether key `id` is `key`; keys of two words (no timers, most of them) without a memcmp.
+  bool equals(size_t id, std::string_view key) const {
+    const size_t begin = id == 0 ? 0 : end_[id - 1];
+    if (end_[id] - begin != key.size()) return false;
+    if (key.size() != 2 * sizeof(uint64_t)) return (*this)[id] == key;
+    uint64_t mine[2], theirs[2];
+    std::memcpy(mine, bytes_.data() + begin, sizeof(mine));
+    std::memcpy(theirs, key.data(), sizeof(theirs));
+    return mine[0] == theirs[0] && mine[1] == theirs[1];
+  }
   void push_back(std::string_view key) {
     bytes_.append(key);
     end_.push_back(bytes_.size());
@@ -824,7 +834,7 @@ void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key
     image.w[g.to] |= shifted(bits.w[g.from] & g.mask, g.shift);
   }
   if (key.size() == sizeof(bits.w)) {  // no timers
-    if (std::memcmp(image.w, bits.w, sizeof(bits.w)) < 0) {
+    if (image.w[1] < bits.w[1] || (image.w[1] == bits.w[1] && image.w[0] < bits.w[0])) {
       key.replace(0, sizeof(image.w), reinterpret_cast<const char*>(image.w), sizeof(image.w));
     }
     return;
@@ -1031,27 +1041,28 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   IntVec edge_begin{0};
   std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
   IntVec work_counters(static_cast<size_t>(task_.num_counters));
-  auto intern_key = [&](std::string_view key) -> int32_t {
+  auto intern_key = [&](std::string_view key) {  // (id, whether it is new)
     const auto hash = static_cast<uint32_t>(
         hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
     const auto [id, fresh] =
         key_index.find_or_insert(hash, static_cast<uint32_t>(keys_list.size()),
-                                 [&](uint32_t k) { return keys_list[k] == key; });
+                                 [&](uint32_t k) { return keys_list.equals(k, key); });
     if (fresh) keys_list.push_back(key);
-    return static_cast<int32_t>(id);
+    return std::make_pair(static_cast<int32_t>(id), fresh);
   };
   // Interns key_, and with arrival bits also its canonical twin: the key a state's bound is
-  // read with (see canonical_arrivals), so that every reachable state's is there.
+  // read with (see canonical_arrivals), so that every reachable state's is there. Both in
+  // their robot swap's canonical form (see "Robot swap"). A state seen before has its twin
+  // already (a twin is its own twin: the swap commutes with canonical_arrivals).
   std::string twin_key;
-  // Both in their robot swap's canonical form (see "Robot swap").
   auto intern = [&]() -> int32_t {
     canonical_robots(p, key_);
-    const int32_t id = intern_key(key_);
-    if (p.arrival_bit < 0) return id;
+    const auto [id, fresh] = intern_key(key_);
+    if (p.arrival_bit < 0 || !fresh) return id;
     Bits bits;
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
     const Bits twin = canonical_arrivals(p, bits);
-    if (std::memcmp(twin.w, bits.w, sizeof(bits.w)) != 0) {
+    if (twin.w[0] != bits.w[0] || twin.w[1] != bits.w[1]) {
       twin_key.assign(key_);
       twin_key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
       canonical_robots(p, twin_key);
