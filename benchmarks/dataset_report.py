@@ -10,17 +10,21 @@ generating and of solving.
 lengths :func:`robotouille.datasets.load` ships (tests/test_datasets.py recomputes it).
 ``--retry-unsolved`` keeps the manifest's solved instances and searches again, with the given
 time limit, only those it has no optimal length for (each entry records its time limit).
+Each search also gets a memory budget (``--memory-gb``, by default 60% of the machine's memory
+shared among the threads): a long search that outgrows it stops with its proven bound, like
+one that runs out of time, instead of being killed by the system.
 
 Usage (from the repository root)::
 
     python benchmarks/dataset_report.py [--threads 2] [--time-limit 60] [--datasets ...]
-        [--tasks ...] [--seeds ...] [--write-manifest] [--retry-unsolved]
+        [--tasks ...] [--seeds ...] [--memory-gb GB] [--write-manifest] [--retry-unsolved]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -38,6 +42,12 @@ def _manifest_entries() -> dict[str, dict[str, Any]]:
     return {e["key"]: e for e in json.loads(MANIFEST.read_text())["instances"]}
 
 
+def _default_memory_gb(threads: int) -> float:
+    """60% of the machine's physical memory, shared among the searches running at once."""
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return 0.6 * physical / 2**30 / max(threads, 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
@@ -49,9 +59,16 @@ def main() -> None:
     parser.add_argument(
         "--seeds", default=None, help="comma-separated seeds (default: the 10 default seeds)"
     )
+    parser.add_argument(
+        "--memory-gb",
+        type=float,
+        default=None,
+        help="memory budget per search in GiB (default: 60%% of memory / threads)",
+    )
     parser.add_argument("--write-manifest", action="store_true")
     parser.add_argument("--retry-unsolved", action="store_true")
     args = parser.parse_args()
+    memory_gb = args.memory_gb if args.memory_gb is not None else _default_memory_gb(args.threads)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else datasets.DEFAULT_SEEDS
     existing = _manifest_entries()
     previous = existing if args.retry_unsolved else {}
@@ -70,7 +87,11 @@ def main() -> None:
     envs = [inst.load() for inst in todo]
     generated = time.perf_counter()
     results = robotouille.plan_many(
-        envs, threads=args.threads, time_limit=args.time_limit, return_exceptions=True
+        envs,
+        threads=args.threads,
+        time_limit=args.time_limit,
+        max_memory_bytes=int(memory_gb * 2**30),
+        return_exceptions=True,
     )
     solved_at = time.perf_counter()
 
