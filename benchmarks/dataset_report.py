@@ -151,8 +151,9 @@ def main() -> None:
             "schema": 1,
             "about": "Optimal plan lengths of the bundled benchmark instances (A*, centralized "
             "mode), written by benchmarks/dataset_report.py --write-manifest. optimal_length "
-            "is null where the search stopped at its time limit (seconds, per entry); "
-            "lower_bound is then what it proved.",
+            "is null where the search stopped at its time limit (time_limit, per entry) or "
+            "its memory budget (then seconds < time_limit); lower_bound is then what it "
+            "proved.",
             "seeds": list(datasets.DEFAULT_SEEDS),
             "instances": entries,
         }
