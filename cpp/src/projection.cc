@@ -51,6 +51,12 @@ using Bits = ProjectionHeuristic::Bits;
 // (the fallback, without positions, gains little from it): half the product, which the
 // arrival bits then exceed (by 13-32% on the multi-agent tasks), so two thirds of it. A row
 // predicted too small costs a failed build; one predicted too large waits for the upgrades.
+// Whether the spec gives row `row` a robot swap (see "Robot swap"): it has fact pairs.
+bool has_robot_swap(const ProjectionSpec& spec, size_t row) {
+  return !spec.robot_swap_fact_begin.empty() &&
+         spec.robot_swap_fact_begin[row] < spec.robot_swap_fact_begin[row + 1];
+}
+
 int64_t size_factor(const Task& task, const ProjectionSpec& spec, size_t full, size_t coarse) {
   const auto first = spec.facts.begin() + spec.fact_begin[coarse];
   const auto last = spec.facts.begin() + spec.fact_begin[coarse + 1];
@@ -65,9 +71,7 @@ int64_t size_factor(const Task& task, const ProjectionSpec& spec, size_t full, s
   for (const auto& [subject, count] : per_subject) {
     product = std::min<int64_t>(product * count, int64_t{1} << 40);
   }
-  const bool swapped = !spec.robot_swap_fact_begin.empty() &&
-                       spec.robot_swap_fact_begin[full] < spec.robot_swap_fact_begin[full + 1];
-  return swapped ? std::max<int64_t>(1, product * 2 / 3) : product;
+  return has_robot_swap(spec, full) ? std::max<int64_t>(1, product * 2 / 3) : product;
 }
 
 constexpr int32_t kDelayedNode = static_cast<int32_t>(EffectType::kDelayed);
@@ -776,10 +780,7 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
 void ProjectionHeuristic::read_robot_swap(const ProjectionSpec& spec, int32_t index,
                                           const std::vector<int16_t>& bit_of,
                                           Projection& p) const {
-  if (spec.robot_swap_fact_begin.empty() ||
-      spec.robot_swap_fact_begin[index] == spec.robot_swap_fact_begin[index + 1]) {
-    return;
-  }
+  if (!has_robot_swap(spec, static_cast<size_t>(index))) return;
   // The bit permutation: merged facts map through their representatives' bits, so every pair
   // of a bit's facts must agree on its image.
   std::vector<int16_t> image(static_cast<size_t>(kMaxFacts), -1);
@@ -807,7 +808,7 @@ void ProjectionHeuristic::read_robot_swap(const ProjectionSpec& spec, int32_t in
   }
   for (const auto& [where, mask] : groups) {
     const auto& [from, to, shift] = where;
-    p.swap_groups.push_back({from, to, shift, mask});
+    p.swap_groups.push_back({from, to, shift, mask, shift >= 0 ? mask << shift : mask >> -shift});
   }
   for (int32_t k = spec.robot_swap_template_begin[index];
        k < spec.robot_swap_template_begin[index + 1]; ++k) {
@@ -819,19 +820,14 @@ void ProjectionHeuristic::read_robot_swap(const ProjectionSpec& spec, int32_t in
 
 void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key) {
   if (p.swap_groups.empty()) return;
-  Bits bits, image;
+  Bits bits;
   std::memcpy(bits.w, key.data(), sizeof(bits.w));
-  image = bits;
+  Bits image = bits;
   auto shifted = [](uint64_t x, int32_t by) { return by >= 0 ? x << by : x >> -by; };
+  // Every bit is in at most one pair, so each group clears and refills only its own bits.
   for (const Projection::SwapGroup& g : p.swap_groups) {
-    const uint64_t to_mask = shifted(g.mask, g.shift);
-    image.w[g.from] &= ~g.mask;
-    image.w[g.to] &= ~to_mask;
-  }
-  for (const Projection::SwapGroup& g : p.swap_groups) {
-    const uint64_t to_mask = shifted(g.mask, g.shift);
-    image.w[g.from] |= shifted(bits.w[g.to] & to_mask, -g.shift);
-    image.w[g.to] |= shifted(bits.w[g.from] & g.mask, g.shift);
+    image.w[g.from] = (image.w[g.from] & ~g.mask) | shifted(bits.w[g.to] & g.to_mask, -g.shift);
+    image.w[g.to] = (image.w[g.to] & ~g.to_mask) | shifted(bits.w[g.from] & g.mask, g.shift);
   }
   if (key.size() == sizeof(bits.w)) {  // no timers
     if (image.w[1] < bits.w[1] || (image.w[1] == bits.w[1] && image.w[0] < bits.w[0])) {

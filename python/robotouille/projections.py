@@ -1006,19 +1006,15 @@ def _robot_swaps(
         templates the swap moves (none where it does not map the row onto itself), and the two
         robots' slots (none when the swap is no automorphism).
     """
-    none: tuple[list[list[int]], list[list[int]], list[int]] = (
-        [[] for _ in rows],
-        [[] for _ in rows],
-        [],
-    )
+    fact_pairs: list[list[int]] = [[] for _ in rows]
+    template_pairs: list[list[int]] = [[] for _ in rows]
     if len(robots) < 2:
-        return none
+        return fact_pairs, template_pairs, []
     first, second = sorted(robots)[:2]  # slots 0 and 1 (the robots' places in sorted order)
     maps = object_swap(task, first, second)
     if maps is None:
-        return none
+        return fact_pairs, template_pairs, []
     facts, templates = maps[0], maps[1]
-    fact_pairs, template_pairs = none[0], none[1]
     for k, row in enumerate(rows):
         if (
             _image_row(row, row, mutexes, *maps, {first: second, second: first}, {0: 1, 1: 0})

@@ -286,11 +286,12 @@ class ProjectionHeuristic {
     std::vector<Bits> slot_places;
     std::vector<Bits> objects_at;
     // Robot swap (see "Robot swap"): the bits it exchanges, as groups of pairs at one
-    // distance (bits `mask` of word `from` and the same bits shifted by `shift` in word `to`),
-    // and the template ids (as keys name them) it renames, sorted. No groups: no swap.
+    // distance (bits `mask` of word `from` and the same bits shifted by `shift`, `to_mask`, in
+    // word `to`), and the template ids (as keys name them) it renames, sorted. No groups: no
+    // swap.
     struct SwapGroup {
       int32_t from, to, shift;
-      uint64_t mask;
+      uint64_t mask, to_mask;
     };
     std::vector<SwapGroup> swap_groups;
     std::vector<std::pair<int32_t, int32_t>> swap_templates;
