@@ -528,6 +528,28 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
         if (!member) g.free_vars |= uint32_t{1} << j;
       }
     }
+    // Combinations that give every member's every role the same columns (and lifted roles
+    // the same value of K) always match at the same cost: match() runs once per class.
+    std::map<IntVec, int32_t> class_of;
+    IntVec signature;
+    for (int32_t c = 0; c < num_combos_; ++c) {
+      signature.clear();
+      for (int32_t m : g.members) {
+        const Projection& p = projections_[m];
+        for (size_t r = 0; r < p.roles.size(); ++r) {
+          const size_t at = static_cast<size_t>(c) * p.width + r;
+          signature.push_back(p.column_of[at]);
+          if (p.via.empty()) continue;
+          signature.push_back(p.via_column_of[at]);
+          const int32_t e = p.lift_of_role[r];
+          signature.push_back(e < 0 ? -1 : lifts_[e].value_of_combo[c]);
+        }
+      }
+      const auto [it, fresh] =
+          class_of.emplace(signature, static_cast<int32_t>(g.class_combos.size()));
+      if (fresh) g.class_combos.push_back(c);
+      g.combo_class.push_back(it->second);
+    }
   }
   for (Projection& p : projections_) {
     std::map<int32_t, uint64_t> masks;  // by word, in order
@@ -1670,18 +1692,22 @@ int32_t ProjectionHeuristic::match(const RoleGroup& group, int32_t c) {
     // This combination's columns, one per role.
     const int32_t* column_of = p.column_of.data() + static_cast<size_t>(c) * p.width;
     const int32_t* via_column_of = via == nullptr ? nullptr : p.via_column_of.data() + c * p.width;
+    // This member's cost per role it can play, looked up once.
+    role_costs_.clear();
+    for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
+      const int32_t e = via == nullptr ? -1 : p.lift_of_role[r];
+      const bool lifted = e >= 0 && via_column_of[r] >= 0 &&
+                          missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
+      // A state never reached: 0 is safe.
+      const int32_t cost = d == nullptr ? 0 : (lifted ? via[via_column_of[r]] : d[column_of[r]]);
+      if (cost < kUnreached) role_costs_.emplace_back(uint32_t{1} << p.roles[r], cost);
+    }
     // Masks downwards: a mask only grows, so each member plays at most one role.
     for (uint32_t mask = all + 1; mask-- > 0;) {
-      if (dp_[mask] >= kInf) continue;
-      for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
-        const uint32_t bit = uint32_t{1} << p.roles[r];
-        const int32_t e = via == nullptr ? -1 : p.lift_of_role[r];
-        const bool lifted = e >= 0 && via_column_of[r] >= 0 &&
-                            missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
-        // A state never reached: 0 is safe.
-        const int32_t cost = d == nullptr ? 0 : (lifted ? via[via_column_of[r]] : d[column_of[r]]);
-        if ((mask & bit) || cost >= kUnreached) continue;
-        dp_[mask | bit] = std::min(dp_[mask | bit], dp_[mask] + cost);
+      const int32_t here = dp_[mask];
+      if (here >= kInf) continue;
+      for (const auto& [bit, cost] : role_costs_) {
+        if ((mask & bit) == 0) dp_[mask | bit] = std::min(dp_[mask | bit], here + cost);
       }
     }
   }
@@ -1750,8 +1776,10 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       if (static_cast<int64_t>(group.cache.size() + 1) * num_combos_ > kMaxCachedCosts) {
         group.cache.clear();
       }
+      class_costs_.clear();
+      for (int32_t c : group.class_combos) class_costs_.push_back(match(group, c));
       IntVec costs(static_cast<size_t>(num_combos_));
-      for (int32_t c = 0; c < num_combos_; ++c) costs[c] = match(group, c);
+      for (int32_t c = 0; c < num_combos_; ++c) costs[c] = class_costs_[group.combo_class[c]];
       found = group.cache.emplace(key_, std::move(costs)).first;
     }
     group.last = &found->second;

@@ -333,6 +333,9 @@ class ProjectionHeuristic {
     IntVec members;          // projections whose object has roles in this group
     uint32_t free_vars = 0;  // variables with a candidate that is not a member (cost 0)
     bool lifted = false;     // some member has a lifted role (its costs depend on missing_)
+    // Combinations whose matchings always cost the same (the same columns for every role)
+    // form a class: per combination its class, per class its first combination.
+    IntVec combo_class, class_combos;
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
     std::unordered_map<std::string, IntVec> cache;
@@ -397,6 +400,8 @@ class ProjectionHeuristic {
   std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
   IntVec sums_;                   // scratch: per combination, the bound's sum
+  IntVec class_costs_;            // scratch: per class of a group's combinations, its matching
+  std::vector<std::pair<uint32_t, int32_t>> role_costs_;  // scratch for match(): (role, cost)
   // Per lift (from its missing_begin) and value of its K: some companion is missing there.
   std::vector<uint8_t> missing_;
   int64_t abstract_states_ = 0;
