@@ -529,7 +529,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
     }
     // Combinations that give every member's every role the same columns (and lifted roles
-    // the same value of K) always match at the same cost: match() runs once per class.
+    // the same value of K) always match at the same cost: match() computes one per class.
     std::map<IntVec, int32_t> class_of;
     IntVec signature;
     for (int32_t c = 0; c < num_combos_; ++c) {
@@ -1677,45 +1677,58 @@ int32_t ProjectionHeuristic::lookup(const Projection& p) const {
   return found == p.ids.end() ? -1 : found->second;
 }
 
-int32_t ProjectionHeuristic::match(const RoleGroup& group, int32_t c) {
+void ProjectionHeuristic::match(const RoleGroup& group) {
   constexpr int32_t kInf = 1 << 28;
   const auto vars = static_cast<int32_t>(group.vars.size());
   const uint32_t all = (uint32_t{1} << vars) - 1;
-  dp_.assign(size_t{1} << vars, kInf);
-  dp_[0] = 0;
+  const size_t classes = group.class_combos.size();
+  // dp_[mask * classes + k]: the cheapest way, for class k, that the members so far play
+  // exactly the variables in mask (kInf: none). Classes are innermost so the updates run
+  // over contiguous rows.
+  dp_.assign((size_t{all} + 1) * classes, kInf);
+  std::fill(dp_.begin(), dp_.begin() + static_cast<ptrdiff_t>(classes), 0);
   for (int32_t m : group.members) {
     const Projection& p = projections_[m];
     const int32_t id = ids_[m];
     const auto at = static_cast<size_t>(id);
     const uint16_t* d = id < 0 ? nullptr : p.distance.data() + at * p.columns;
     const uint16_t* via = id < 0 || p.via.empty() ? nullptr : p.via.data() + at * p.via_columns;
-    // This combination's columns, one per role.
-    const int32_t* column_of = p.column_of.data() + static_cast<size_t>(c) * p.width;
-    const int32_t* via_column_of = via == nullptr ? nullptr : p.via_column_of.data() + c * p.width;
-    // This member's cost per role it can play, looked up once.
-    role_costs_.clear();
-    for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
+    const auto roles = p.roles.size();
+    // This member's cost per role and class, looked up once (kInf: it cannot play the role).
+    role_costs_.resize(roles * classes);
+    for (size_t r = 0; r < roles; ++r) {
       const int32_t e = via == nullptr ? -1 : p.lift_of_role[r];
-      const bool lifted = e >= 0 && via_column_of[r] >= 0 &&
-                          missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
-      // A state never reached: 0 is safe.
-      const int32_t cost = d == nullptr ? 0 : (lifted ? via[via_column_of[r]] : d[column_of[r]]);
-      if (cost < kUnreached) role_costs_.emplace_back(uint32_t{1} << p.roles[r], cost);
+      for (size_t k = 0; k < classes; ++k) {
+        const auto column = static_cast<size_t>(group.class_combos[k]) * p.width + r;
+        const int32_t c = group.class_combos[k];
+        const bool lifted = e >= 0 && p.via_column_of[column] >= 0 &&
+                            missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
+        // A state never reached: 0 is safe.
+        const int32_t cost =
+            d == nullptr ? 0 : (lifted ? via[p.via_column_of[column]] : d[p.column_of[column]]);
+        role_costs_[r * classes + k] = cost < kUnreached ? cost : kInf;
+      }
     }
     // Masks downwards: a mask only grows, so each member plays at most one role.
     for (uint32_t mask = all + 1; mask-- > 0;) {
-      const int32_t here = dp_[mask];
-      if (here >= kInf) continue;
-      for (const auto& [bit, cost] : role_costs_) {
-        if ((mask & bit) == 0) dp_[mask | bit] = std::min(dp_[mask | bit], here + cost);
+      const int32_t* from = dp_.data() + size_t{mask} * classes;
+      for (size_t r = 0; r < roles; ++r) {
+        const uint32_t bit = uint32_t{1} << p.roles[r];
+        if (mask & bit) continue;
+        int32_t* to = dp_.data() + size_t{mask | bit} * classes;
+        const int32_t* cost = role_costs_.data() + r * classes;
+        for (size_t k = 0; k < classes; ++k) {
+          to[k] = std::min(to[k], std::min(from[k] + cost[k], kInf));
+        }
       }
     }
   }
-  int32_t best = kInf;
+  class_costs_.assign(classes, kInf);
   for (uint32_t mask = 0; mask <= all; ++mask) {
-    if ((all & ~mask & ~group.free_vars) == 0) best = std::min(best, dp_[mask]);
+    if ((all & ~mask & ~group.free_vars) != 0) continue;
+    const int32_t* row = dp_.data() + size_t{mask} * classes;
+    for (size_t k = 0; k < classes; ++k) class_costs_[k] = std::min(class_costs_[k], row[k]);
   }
-  return best;
 }
 
 int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
@@ -1776,8 +1789,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       if (static_cast<int64_t>(group.cache.size() + 1) * num_combos_ > kMaxCachedCosts) {
         group.cache.clear();
       }
-      class_costs_.clear();
-      for (int32_t c : group.class_combos) class_costs_.push_back(match(group, c));
+      match(group);
       IntVec costs(static_cast<size_t>(num_combos_));
       for (int32_t c = 0; c < num_combos_; ++c) costs[c] = class_costs_[group.combo_class[c]];
       found = group.cache.emplace(key_, std::move(costs)).first;

@@ -344,8 +344,9 @@ class ProjectionHeuristic {
   static constexpr int64_t kMaxCachedCosts = 4'000'000;  // per group; then the cache restarts
   static constexpr int32_t kMaxRoleVars = 10;
 
-  // The cheapest assignment of the group's variables to distinct members under combination c.
-  int32_t match(const RoleGroup& group, int32_t c);
+  // Per class of the group's combinations (class_costs_), the cheapest assignment of the
+  // group's variables to distinct members, by dynamic programming over subsets of variables.
+  void match(const RoleGroup& group);
   struct Edge {
     int32_t to;
     int32_t cost;
@@ -400,8 +401,8 @@ class ProjectionHeuristic {
   std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
   IntVec sums_;                   // scratch: per combination, the bound's sum
-  IntVec class_costs_;            // scratch: per class of a group's combinations, its matching
-  std::vector<std::pair<uint32_t, int32_t>> role_costs_;  // scratch for match(): (role, cost)
+  // Scratch for match(): its result per class, and a member's costs per (role, class).
+  IntVec class_costs_, role_costs_;
   // Per lift (from its missing_begin) and value of its K: some companion is missing there.
   std::vector<uint8_t> missing_;
   int64_t abstract_states_ = 0;
