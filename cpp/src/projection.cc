@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "robotouille/kernels.h"
-#include "id_index.h"
+#include "robotouille/id_index.h"
 #include "layered_distances.h"
 #include "table_checks.h"
 
@@ -1772,34 +1772,44 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   const bool lifted_changed = first || missing_ != last_missing_;
   last_missing_ = missing_;
   matched_.clear();
+  const auto combos = static_cast<size_t>(num_combos_);
   for (RoleGroup& group : groups_) {
     const bool kept =
         !(group.lifted && lifted_changed) &&
         std::none_of(group.members.begin(), group.members.end(),
                      [&](int32_t m) { return id_changed_[m] != 0; });
-    if (kept && group.last != nullptr) {
-      matched_.push_back(group.last);
-      continue;
-    }
-    key_.clear();
-    for (int32_t m : group.members) key_.append(reinterpret_cast<const char*>(&ids_[m]), 4);
-    if (group.lifted) key_.append(reinterpret_cast<const char*>(missing_.data()), missing_.size());
-    auto found = group.cache.find(key_);
-    if (found == group.cache.end()) {
-      if (static_cast<int64_t>(group.cache.size() + 1) * num_combos_ > kMaxCachedCosts) {
-        group.cache.clear();
+    if (!kept || group.last < 0) {
+      key_.clear();
+      for (int32_t m : group.members) key_.append(reinterpret_cast<const char*>(&ids_[m]), 4);
+      if (group.lifted) {
+        key_.append(reinterpret_cast<const char*>(missing_.data()), missing_.size());
       }
-      match(group);
-      IntVec costs(static_cast<size_t>(num_combos_));
-      for (int32_t c = 0; c < num_combos_; ++c) costs[c] = class_costs_[group.combo_class[c]];
-      found = group.cache.emplace(key_, std::move(costs)).first;
+      const size_t length = key_.size();
+      const size_t entries = group.cache.size();
+      if (static_cast<int64_t>((entries + 1) * combos) > kMaxCachedCosts) {
+        group.cache.clear();
+        group.cache_keys.clear();
+        group.cache_costs.clear();
+      }
+      const auto hash =
+          static_cast<uint32_t>(hash_bytes(reinterpret_cast<const uint8_t*>(key_.data()), length));
+      const auto [entry, fresh] = group.cache.find_or_insert(
+          hash, static_cast<uint32_t>(group.cache.size()), [&](uint32_t e) {
+            return std::memcmp(group.cache_keys.data() + e * length, key_.data(), length) == 0;
+          });
+      if (fresh) {
+        group.cache_keys += key_;
+        match(group);
+        for (int32_t c = 0; c < num_combos_; ++c) {
+          group.cache_costs.push_back(class_costs_[group.combo_class[c]]);
+        }
+      }
+      group.last = entry;
     }
-    group.last = &found->second;
-    matched_.push_back(group.last);
+    matched_.push_back(group.cache_costs.data() + static_cast<size_t>(group.last) * combos);
   }
   // Row by row: an ungrouped projection's distance for each combination (its column there),
   // then each group's matched costs; the sums stop at kUnreached.
-  const auto combos = static_cast<size_t>(num_combos_);
   sums_.assign(combos, 0);
   int32_t* sums = sums_.data();
   for (int32_t i : ungrouped_) {
@@ -1808,8 +1818,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     const uint16_t* row = p.distance.data() + static_cast<size_t>(ids_[i]) * p.columns;
     for (size_t c = 0; c < combos; ++c) sums[c] += row[p.column_of[c]];
   }
-  for (const IntVec* costs : matched_) {
-    const int32_t* row = costs->data();
+  for (const int32_t* row : matched_) {
     for (size_t c = 0; c < combos; ++c) sums[c] = std::min(sums[c] + row[c], int32_t{kUnreached});
   }
   int32_t best = kDeadEnd;

@@ -15,7 +15,7 @@
 
 #include "robotouille/heuristic.h"
 #include "robotouille/kernels.h"
-#include "id_index.h"
+#include "robotouille/id_index.h"
 #include "table_checks.h"
 
 namespace robotouille {

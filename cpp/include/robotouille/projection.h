@@ -163,6 +163,7 @@
 #include <utility>
 #include <vector>
 
+#include "robotouille/id_index.h"
 #include "robotouille/kernels.h"
 #include "robotouille/task.h"
 
@@ -338,8 +339,12 @@ class ProjectionHeuristic {
     IntVec combo_class, class_combos;
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
-    std::unordered_map<std::string, IntVec> cache;
-    const IntVec* last = nullptr;  // the costs evaluate() used last (an entry of cache)
+    // ... kept in a cache: entry e's key (the members' ids, then missing_ when lifted) at
+    // cache_keys[e * key bytes], its costs per combination at cache_costs[e * combinations].
+    IdIndex cache;
+    std::string cache_keys;
+    IntVec cache_costs;
+    int64_t last = -1;  // the entry evaluate() used last, or -1
   };
   static constexpr int64_t kMaxCachedCosts = 4'000'000;  // per group; then the cache restarts
   static constexpr int32_t kMaxRoleVars = 10;
@@ -398,7 +403,7 @@ class ProjectionHeuristic {
   std::unordered_map<int32_t, std::pair<int32_t, IntVec>> object_roles_;  // (group, roles)
   IntVec ungrouped_;            // projections without roles
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
-  std::vector<const IntVec*> matched_;  // scratch: per group, its cached costs
+  std::vector<const int32_t*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
   IntVec sums_;                   // scratch: per combination, the bound's sum
   // Scratch for match(): its result per class, and a member's costs per (role, class).

@@ -7,14 +7,15 @@
  *
  * Invariants: ids are below 0xFFFFFFFF (that value marks an empty slot); the caller inserts ids
  * in order, one past the last, and keeps every inserted key readable for `equal`.
- * Internal to the core library; header-only.
+ * Internal to the core library (projection.h keeps one per role group); header-only.
  */
-#ifndef ROBOTOUILLE_SRC_ID_INDEX_H_
-#define ROBOTOUILLE_SRC_ID_INDEX_H_
+#ifndef ROBOTOUILLE_ID_INDEX_H_
+#define ROBOTOUILLE_ID_INDEX_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,10 @@ class IdIndex {
   }
 
   size_t size() const { return size_; }
+  void clear() {
+    std::fill(slots_.begin(), slots_.end(), kEmpty);
+    size_ = 0;
+  }
   int64_t bytes() const { return static_cast<int64_t>(slots_.capacity() * sizeof(uint64_t)); }
 
  private:
@@ -88,4 +93,4 @@ class IdIndex {
 
 }  // namespace robotouille
 
-#endif  // ROBOTOUILLE_SRC_ID_INDEX_H_
+#endif  // ROBOTOUILLE_ID_INDEX_H_
