@@ -219,7 +219,8 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"robot_swap_facts", &s->robot_swap_facts},
               {"robot_swap_template_begin", &s->robot_swap_template_begin},
               {"robot_swap_templates", &s->robot_swap_templates},
-              {"robot_swap_slots", &s->robot_swap_slots}});
+              {"robot_swap_slots", &s->robot_swap_slots},
+              {"hand_over_places", &s->hand_over_places}});
   return s;
 }
 

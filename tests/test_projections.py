@@ -23,6 +23,7 @@ from robotouille import _core, datasets
 from robotouille.domains import bundled_environment_path, default_domain_path
 from robotouille.planning import _as_lists, _bound_tables, _projection_tables
 from robotouille.projections import (
+    ARRIVAL_SLOT,
     ProjectionTables,
     _arrival_shapes,
     _hands,
@@ -181,8 +182,8 @@ def test_each_robot_has_its_own_arrival_bit() -> None:
     robots = sorted(task.object_index[r] for r in task.problem.players)
     for g, code in zip(tables.groundings.tolist(), tables.arrivals.tolist()):
         if code:
-            assert code >> 3 == robots.index(int(task.owner[g]))
-    assert {code >> 3 for code in tables.arrivals.tolist() if code} == {0, 1}
+            assert code // ARRIVAL_SLOT == robots.index(int(task.owner[g]))
+    assert {code // ARRIVAL_SLOT for code in tables.arrivals.tolist() if code} == {0, 1}
     plan = robotouille.plan(env, "bfs")
     plain = _as_lists(find_projections(task, arrivals=False))
     assert bound(env, **_as_lists(tables)) > bound(env, **plain)
@@ -193,6 +194,90 @@ def test_each_robot_has_its_own_arrival_bit() -> None:
     for i, action in enumerate(plan.actions):
         assert bound(env, **_as_lists(tables)) <= plan.length - i
         env.step(action)
+
+
+def _bundled(dataset: str, task: str, seed: int = 42) -> robotouille.Env:
+    [instance] = [i for i in datasets.load(dataset, seeds=[seed]) if i.task.startswith(task)]
+    return instance.load()
+
+
+def _codes_by_action(task: Any, tables: ProjectionTables, name: str) -> dict[str, set[int]]:
+    """The arrival codes (slot left out) of the groundings that name the object, by action,
+    over its rows."""
+    out: dict[str, set[int]] = {}
+    for row, o in enumerate(tables.objects):
+        if task.objects[o].name != name:
+            continue
+        begin, end = int(tables.grounding_begin[row]), int(tables.grounding_begin[row + 1])
+        for g, code in zip(tables.groundings[begin:end], tables.arrivals[begin:end]):
+            action, args = task.grounding_name(int(g))
+            if name in args:
+                out.setdefault(action, set()).add(int(code) % ARRIVAL_SLOT)
+    return out
+
+
+def _projected(task: Any, tables: ProjectionTables) -> dict[str, str]:
+    """The projection objects' names by their names' stems (potato1: potato)."""
+    return {
+        task.objects[o].name.rstrip("0123456789"): task.objects[o].name for o in tables.objects
+    }
+
+
+def _picks_of(task: Any, name: str) -> list[int]:
+    """The groundings that pick the named container up."""
+    return [
+        g
+        for g in range(len(task.owner))
+        if task.grounding_name(g)[0] == "pick-up-container" and name in task.grounding_name(g)[1]
+    ]
+
+
+def test_a_bowl_pays_for_its_arrival_and_a_pot_does_not() -> None:
+    """A station with a container holds no item, so a robot that arrives at a bowl with
+    something in hand cannot put it down there before the pick; at a pot it can, by adding
+    an ingredient (projections.py, _arrival_shapes)."""
+    env = _bundled("asynchronous", "5_potato_soup")
+    task = env.task
+    tables = find_projections(task)
+    bowl, pot = _projected(task, tables)["bowl"], _projected(task, tables)["pot"]
+    bowl_codes = _codes_by_action(task, tables, bowl)
+    assert 4 in bowl_codes["pick-up-container"] and 2 in bowl_codes["place-container"]
+    assert _codes_by_action(task, tables, pot)["pick-up-container"] == {0}
+    plain = dataclasses.replace(
+        tables,
+        arrivals=np.where(np.isin(tables.groundings, _picks_of(task, bowl)), 0, tables.arrivals),
+    )
+    assert bound(env, **_as_lists(tables)) > bound(env, **_as_lists(plain))
+    assert_within_steps_to_go(env, robotouille.plan(env))
+
+
+def test_an_ingredient_is_carried_to_the_pot_before_it_goes_in() -> None:
+    """With one robot, a move comes between picking an ingredient up and adding it to the pot
+    (projection.h, "Hand-overs"); a state where the robot holds it away from the pot is read
+    with its fresh-pick bit set."""
+    env = _bundled("asynchronous", "5_potato_soup")
+    task = env.task
+    tables = find_projections(task)
+    potato = _projected(task, tables)["potato"]
+    codes = _codes_by_action(task, tables, potato)
+    assert 2 | 8 in codes["add-to"] and 4 in codes["pick-up-item"]
+    assert len(tables.hand_over_places) > 0
+    plain = dataclasses.replace(
+        tables, arrivals=tables.arrivals & ~8, hand_over_places=np.zeros(0, np.int64)
+    )
+    assert bound(env, **_as_lists(tables)) > bound(env, **_as_lists(plain))
+    plan = robotouille.plan(env)
+    before = bound(env)
+    for i, action in enumerate(plan.actions):
+        assert before <= plan.length - i
+        env.step(action)
+        after = bound(env)
+        if action.startswith(f"Pick up {potato}"):
+            assert after == before - 1  # the carry still ahead counts right after the pick
+        before = after
+    # Two robots: the other robot could bring the pot, so there are no hand-overs.
+    tables = find_projections(_bundled("multi_agent", "7_onion_potato_tomato_soup").task)
+    assert not (tables.arrivals & 8).any() and len(tables.hand_over_places) == 0
 
 
 def test_two_robots_get_arrivals_only_where_one_robot_stands_at_a_station() -> None:
@@ -609,6 +694,9 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("share", [-1, -1, -1, -1, 3, 3]),  # a full row sharing a fallback
         ("share", [-1]),
         ("share_templates", [1, 2]),
+        ("arrivals", [ARRIVAL_SLOT + 8] * len(good["arrivals"])),  # a hand-over by robot 2
+        ("hand_over_places", [1]),
+        ("hand_over_places", [10**7, 10**7]),
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

@@ -187,8 +187,8 @@ struct LocalAction {
   std::vector<std::pair<int32_t, bool>> effects;  // (bit, value), in order
   bool starts_template;                           // starts one of the projection's templates
   int32_t cost;
-  int32_t arrival = 0;  // kArrivalMove / kArrivalDrop / kArrivalPick (projection.h)
-  int32_t arrival_slot = 0;  // the acting robot's arrival bit, after F
+  int32_t arrival = 0;  // kArrivalMove, kArrivalDrop, kArrivalPick, kArrivalHandOver
+  int32_t slot = 0;     // the acting robot's slot (see projection.h)
   // Whether the action changes one of these bits.
   bool touches(const Bits& mask) const {
     return std::any_of(effects.begin(), effects.end(),
@@ -239,7 +239,15 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   require(spec.arrivals.empty() || spec.arrivals.size() == spec.groundings.size(),
           "arrivals and groundings differ in size");
   for (int32_t a : spec.arrivals) {
-    require(a >= 0 && (a >> 3) < kMaxFacts, "arrival code out of range");
+    require(a >= 0 && a / kArrivalSlot < kMaxFacts, "arrival code out of range");
+    require(!(a & kArrivalHandOver) || a / kArrivalSlot == 0, "hand-overs need one robot");
+  }
+  require(spec.hand_over_places.size() % 2 == 0, "hand_over_places holds pairs");
+  for (size_t k = 0; k < spec.hand_over_places.size(); k += 2) {
+    for (int32_t f : {spec.hand_over_places[k], spec.hand_over_places[k + 1]}) {
+      require(f >= 0 && f < task.num_facts, "hand-over place fact out of range");
+    }
+    hand_over_places_.emplace_back(spec.hand_over_places[k], spec.hand_over_places[k + 1]);
   }
   if (!spec.colocated_begin.empty()) {
     check_csr(spec.colocated_begin, n, spec.colocated.size() / 3, "colocated_begin");
@@ -820,6 +828,7 @@ void ProjectionHeuristic::read_robot_swap(const ProjectionSpec& spec, int32_t in
   const int32_t slot_a = spec.robot_swap_slots[0], slot_b = spec.robot_swap_slots[1];
   if (p.arrival_bit >= 0 && slot_a < p.arrival_slots && slot_b < p.arrival_slots) {
     pair_bits(p.arrival_bit + slot_a, p.arrival_bit + slot_b);
+    if (p.picked_bit >= 0) pair_bits(p.picked_bit + slot_a, p.picked_bit + slot_b);
   }
   // Group the pairs (a < b) by their words and distance: one masked exchange per group.
   std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> groups;
@@ -975,16 +984,28 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // while enumerating, so that a projection too large for it fails early).
   max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
+  // Then, with hand-overs (one robot), the fresh-pick bit.
   int32_t robot_slots = 0;
+  bool hand_overs = false;
   for (int32_t j = spec.grounding_begin[index];
        !spec.arrivals.empty() && j < spec.grounding_begin[index + 1]; ++j) {
-    if (spec.arrivals[j] != 0) robot_slots = std::max(robot_slots, (spec.arrivals[j] >> 3) + 1);
+    const int32_t code = spec.arrivals[j];
+    if (code != 0) robot_slots = std::max(robot_slots, code / kArrivalSlot + 1);
+    hand_overs = hand_overs || (code & kArrivalHandOver) != 0;
   }
-  const bool arrivals = robot_slots > 0 && p.facts.size() + static_cast<size_t>(robot_slots) <=
-                                               static_cast<size_t>(kMaxFacts);
+  const size_t history_bits = static_cast<size_t>(robot_slots) * (hand_overs ? 2 : 1);
+  const bool arrivals =
+      robot_slots > 0 && p.facts.size() + history_bits <= static_cast<size_t>(kMaxFacts);
   if (arrivals) {
     p.arrival_bit = static_cast<int32_t>(p.facts.size());
     p.arrival_slots = robot_slots;
+    if (hand_overs) p.picked_bit = p.arrival_bit + robot_slots;
+  }
+  if (p.picked_bit >= 0) {
+    for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
+      const int32_t bit = bit_of[spec.hold_facts[2 * k + 1]];
+      if (bit >= 0) p.holds.set(bit);
+    }
   }
   // Where robots could pick the object up: the arrivals' canonical bits and the lifts' via
   // states read them (the latter also without arrivals).
@@ -1012,8 +1033,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     a.grounding = spec.groundings[j];
     a.cost = spec.costs[j];
     if (arrivals) {
-      a.arrival = spec.arrivals[j] & 7;
-      a.arrival_slot = p.arrival_bit + (spec.arrivals[j] >> 3);
+      a.arrival = spec.arrivals[j] % kArrivalSlot;
+      a.slot = spec.arrivals[j] / kArrivalSlot;
     }
     const int32_t g = a.grounding;
     for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
@@ -1088,18 +1109,24 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
     return id;
   };
-  // Writes into key_ the arrival bits after a step from `bits` by `a` (waiting: a == nullptr):
-  // a move sets its robot's bit, putting the object down clears it.
+  // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
+  // a move sets its robot's arrival bit, putting the object down clears it; a pick sets its
+  // robot's fresh-pick bit, a move or putting the object down clears it.
   auto set_arrival = [&](const Bits& bits, const LocalAction* a) {
     if (p.arrival_bit < 0) return;
     Bits next;
     std::memcpy(next.w, key_.data(), sizeof(next.w));
     for (int32_t k = 0; k < p.arrival_slots; ++k) {
-      const int32_t bit = p.arrival_bit + k;
-      bool moved = bits.test(bit);
-      if (a != nullptr && a->arrival_slot == bit && (a->arrival & kArrivalMove)) moved = true;
-      if (a != nullptr && a->arrival_slot == bit && (a->arrival & kArrivalDrop)) moved = false;
-      next.assign(bit, moved);
+      const int32_t acted = a != nullptr && a->slot == k ? a->arrival : 0;
+      bool moved = bits.test(p.arrival_bit + k);
+      if (acted & kArrivalMove) moved = true;
+      if (acted & kArrivalDrop) moved = false;
+      next.assign(p.arrival_bit + k, moved);
+      if (p.picked_bit < 0) continue;
+      bool picked = bits.test(p.picked_bit + k);
+      if (acted & kArrivalPick) picked = true;
+      if (acted & (kArrivalMove | kArrivalDrop)) picked = false;
+      next.assign(p.picked_bit + k, picked);
     }
     // Canonical history (projection.h): a robot away from the object moves before it next
     // picks it up, or puts it down first, so setting its bit now changes no pick's cost and
@@ -1405,10 +1432,12 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
           (bits.w[0] & a.need_false.w[0]) || (bits.w[1] & a.need_false.w[1])) {
         return;
       }
+      // A hand-over right after the pick, with no move between: impossible (projection.h).
+      if ((a.arrival & kArrivalHandOver) && bits.test(p.picked_bit + a.slot)) return;
       const int32_t cost =
           (a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
                        : a.cost) +
-          ((a.arrival & kArrivalPick) && bits.test(a.arrival_slot) ? 1 : 0);
+          ((a.arrival & kArrivalPick) && bits.test(p.arrival_bit + a.slot) ? 1 : 0);
       Bits next = bits;
       for (const auto& [bit, value] : a.effects) {
         const uint64_t m = uint64_t{1} << (bit & 63);
@@ -1629,13 +1658,24 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
 int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
   project(p, words, counters);
+  bool picked = false;
   if (p.arrival_bit >= 0) {
     Bits bits;
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
     bits = canonical_arrivals(p, bits);
+    picked = p.picked_bit >= 0 && must_move_to_hand_over(p, bits, words);
+    if (picked) bits.set(p.picked_bit);
     key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   }
   canonical_robots(p, key_);
+  const int32_t id = lookup(p);
+  if (id >= 0 || !picked) return id;
+  // Never reached with the bit set: read it clear, which allows more. (Hand-overs need one
+  // robot, so canonical_robots() changed nothing.)
+  Bits bits;
+  std::memcpy(bits.w, key_.data(), sizeof(bits.w));
+  bits.assign(p.picked_bit, false);
+  key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   return lookup(p);
 }
 
@@ -1644,6 +1684,14 @@ ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projecti
   const Bits here = colocated_slots(p, bits);
   for (int32_t k = 0; k < p.arrival_slots; ++k) bits.assign(p.arrival_bit + k, !here.test(k));
   return bits;
+}
+
+bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, const Bits& bits,
+                                                 const uint64_t* words) const {
+  if ((bits.w[0] & p.holds.w[0]) == 0 && (bits.w[1] & p.holds.w[1]) == 0) return false;
+  return std::none_of(hand_over_places_.begin(), hand_over_places_.end(), [&](const auto& at) {
+    return test_bit(words, at.first) && test_bit(words, at.second);
+  });
 }
 
 ProjectionHeuristic::Bits ProjectionHeuristic::colocated_slots(const Projection& p,

@@ -34,7 +34,13 @@ by a robot that has moved since it last put that item down comes right after one
 (``projection.h`` gives the argument). A projection then also counts those arrivals, each once,
 in the pick that follows, with one history bit per robot. The argument rests on the shapes of
 the actions that free a robot's hand and that pick an item up; ``_arrival_shapes`` checks them
-on the domain, and without them no arrival is counted.
+on the domain, and without them no arrival is counted. The same holds for a container, a bowl
+say, unless some action frees a hand at its station (adding an ingredient to a pot).
+
+Hand-overs: with one robot, an ingredient added to a pot was carried there, since the pot could
+not stand where the ingredient was picked up, nor come there while the only hand holds the
+ingredient. Its projection charges that move too, with one more history bit ("picked up here,
+not moved since"); ``_hand_over_shapes`` checks the domain's actions for it.
 
 Lifts: a top bun that starts clear on its stack looks done to its own projection, though the
 patty must still go under it. Whenever a goal object that must join it at the table (a
@@ -114,8 +120,10 @@ class ProjectionTables:
             (without the robots' positions). It is built first; the row before replaces it
             when its predicted size fits the caps (``ProjectionLimits`` in ``projection.h``).
         arrivals: Per relevant grounding: 1 if it moves its robot, plus 2 if the robot puts
-            ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals"); plus 8
-            times the robot's slot (its place among the robots).
+            ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals"), plus 8 if
+            it puts ``o`` into a container at the robot's station, a hand-over (one robot
+            only; see "Hand-overs" in projection.h); plus :data:`ARRIVAL_SLOT` times the
+            robot's slot (its place among the robots).
         colocated_begin: CSR offsets of ``colocated`` (in triples), one row per projection.
         colocated: Per projection, (robot slot, robot position fact, fact of ``o`` at that
             station) triples: where the robot could pick ``o`` up without moving.
@@ -141,6 +149,9 @@ class ProjectionTables:
         robot_swap_templates: Per such row, (template, image) pairs of the templates it moves.
         robot_swap_slots: The two swapped robots' slots, or empty when the swap is no
             automorphism of the task.
+        hand_over_places: Where hand-overs apply (one robot), pairs (the robot's position
+            fact, a container's fact at that station) of every station and every container
+            a hand-over grounding needs; empty otherwise.
     """
 
     objects: list[int]
@@ -171,6 +182,7 @@ class ProjectionTables:
     robot_swap_template_begin: IntArray
     robot_swap_templates: IntArray
     robot_swap_slots: IntArray
+    hand_over_places: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -375,7 +387,17 @@ def _group_invariant(view: _TaskView, group: set[int], initial: npt.NDArray[np.b
 
 
 _ARRIVAL_PREDICATES = frozenset(
-    {"nothing", "loc", "has_item", "station_empty", "clear", "item_at", "item_on", "container_at"}
+    {
+        "nothing",
+        "loc",
+        "has_item",
+        "has_container",
+        "station_empty",
+        "clear",
+        "item_at",
+        "item_on",
+        "container_at",
+    }
 )
 
 
@@ -399,6 +421,12 @@ def _arrival_shapes(domain: Domain) -> bool:
     and ``item_at(i, s)`` and makes ``clear(i)`` false). Every pick (makes ``has_item(r, i)``
     true) needs ``clear(i)`` and ``i`` on or at the robot's station. No special effect writes
     any of these predicates.
+
+    Containers: every pick of a container (makes ``has_container(r, c)`` true) needs ``c`` at
+    the robot's station. A station that holds a container holds no item, so of the ways above
+    only one that needs that very container at ``s`` frees a hand there (adding an ingredient
+    to a pot); :func:`find_projections` charges arrivals for the containers that no such
+    grounding names.
     """
     if not _only_actions_write(domain, _ARRIVAL_PREDICATES):
         return False
@@ -406,7 +434,7 @@ def _arrival_shapes(domain: Domain) -> bool:
         pre = set(action.precons)
         fx = set(action.immediate_fx)
         for lit in action.immediate_fx:
-            if not lit.is_true or lit.predicate not in ("nothing", "has_item"):
+            if not lit.is_true or lit.predicate not in ("nothing", "has_item", "has_container"):
                 continue
             robot = lit.params[0]
             stations = [
@@ -430,6 +458,10 @@ def _arrival_shapes(domain: Domain) -> bool:
                     )
                     for s in stations
                 )
+            elif lit.predicate == "has_container":
+                ok = any(
+                    Literal("container_at", (lit.params[1], s), True) in pre for s in stations
+                )
             else:
                 item = lit.params[1]
                 ok = Literal("clear", (item,), True) in pre and any(
@@ -441,6 +473,38 @@ def _arrival_shapes(domain: Domain) -> bool:
                 return False
     return True
 
+
+def _hand_over_shapes(domain: Domain) -> bool:
+    """Whether containers move only in hands, as the hand-over argument needs (projection.h).
+
+    Every action that puts a container at a station (makes ``container_at(c, s)`` true) needs
+    a robot at ``s`` that holds ``c``; with the shapes of :func:`_arrival_shapes` (picks need
+    the item at the robot's station, and a station holds a container or items, never both)
+    and one robot, a move then comes between picking an item up and putting it into a
+    container.
+    """
+    if not _arrival_shapes(domain):
+        return False
+    for action in domain.actions:
+        pre = set(action.precons)
+        for lit in action.immediate_fx:
+            if not lit.is_true or lit.predicate != "container_at":
+                continue
+            container, station = lit.params
+            held_by_one_there = any(
+                p.predicate == "has_container"
+                and p.is_true
+                and p.params[1] == container
+                and Literal("loc", (p.params[0], station), True) in pre
+                for p in pre
+            )
+            if not held_by_one_there:
+                return False
+    return True
+
+
+ARRIVAL_SLOT = 16
+"""Arrival codes (see :class:`ProjectionTables`) add this times the acting robot's slot."""
 
 PLACE_PREDICATES = frozenset({"loc", "vacant"})
 """The predicates of a robot's place and a station's vacancy (see :func:`move_literals`)."""
@@ -1052,7 +1116,8 @@ def _image_row(
         return None
 
     def code(c: int) -> int:  # an arrival code with its robot slot mapped
-        return c % 8 + 8 * slots.get(c // 8, c // 8) if c else 0
+        slot = c // ARRIVAL_SLOT
+        return c % ARRIVAL_SLOT + ARRIVAL_SLOT * slots.get(slot, slot) if c else 0
 
     charged = sorted(
         zip((int(groundings[g]) for g in source[2]), source[3], map(code, source[6]))
@@ -1132,11 +1197,57 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     objects: list[int] = []
     rows: list[tuple[list[int], ...]] = []
 
+    # Containers at whose station some grounding frees a robot's hand (an ingredient added to
+    # a pot): a robot may arrive there holding something and still pick them up next.
+    def named(f: int, predicate: str) -> bool:
+        return f < view.num_pred and predicate_names[task.fact_pred[f]] == predicate
+
+    handed_over = {
+        view.args(f)[0]
+        for g in range(len(view.eff))
+        if any(
+            value == 1 and named(f, "nothing") for f, value in zip(view.eff[g], view.eff_value[g])
+        )
+        for f in view.pre_pos[g]
+        if named(f, "container_at")
+    }
+
+    hand_overs_apply = len(view.robots) == 1 and _hand_over_shapes(task.domain)
+
+    def puts_into_container(g: int, robot: int) -> bool:
+        """Whether grounding g needs a container at the acting robot's station."""
+        stations = {
+            a for f in view.pre_pos[g] if named(f, "loc") for a in view.args(f) if a != robot
+        }
+        return any(
+            named(f, "container_at") and view.args(f)[1] in stations for f in view.pre_pos[g]
+        )
+
+    # Where the robot stands at a container that some hand-over needs (see the tables).
+    hand_over_places: list[int] = []
+    if arrivals_apply and hand_overs_apply:
+        containers = {
+            view.args(f)[0]
+            for g in range(len(view.eff))
+            if any(
+                value == 0 and named(f, "has_item")
+                for f, value in zip(view.eff[g], view.eff_value[g])
+            )
+            and puts_into_container(g, int(task.owner[g]))
+            for f in view.pre_pos[g]
+            if named(f, "container_at")
+        }
+        robot_at = {view.args(f)[1]: f for f in range(view.num_pred) if named(f, "loc")}
+        for f in range(view.num_pred):
+            if named(f, "container_at") and view.args(f)[0] in containers:
+                station = view.args(f)[1]
+                if station in robot_at:
+                    hand_over_places += [robot_at[station], f]
+
     def arrival_codes(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], ...]:
         """Per relevant grounding its arrival code, and the colocated pairs (see the tables)."""
-        held = {
-            f for _, f in hold.get(o, []) if predicate_names[task.fact_pred[f]] == "has_item"
-        }
+        picked = {"has_item"} if o in handed_over else {"has_item", "has_container"}
+        held = {f for _, f in hold.get(o, []) if any(named(f, p) for p in picked)}
         if not held:
             return [0] * len(relevant), []
         codes: list[int] = []
@@ -1161,7 +1272,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                         for f in view.pre_pos[g]
                         if f in facts and f not in robot_place and station & set(view.args(f))
                     )
-            codes.append(code + 8 * slot_of[robot] if code and arrivals_apply else 0)
+            if code & 2 and hand_overs_apply and puts_into_container(g, robot):
+                code |= 8
+            codes.append(code + ARRIVAL_SLOT * slot_of[robot] if code and arrivals_apply else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
 
     invariants = object_invariants(task, view)
@@ -1344,6 +1457,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         robot_swap_template_begin=_pair_offsets(swap_templates),
         robot_swap_templates=np.array([x for t in swap_templates for x in t], np.int64),
         robot_swap_slots=np.array(swap_slots, np.int64),
+        hand_over_places=np.array(hand_over_places, np.int64),
     )
 
 

@@ -56,6 +56,19 @@
  * is already paid for) and set elsewhere; construction also enumerates this canonical twin of
  * every state.
  *
+ * Hand-overs: with one robot, an item the robot puts into a container at its station (an
+ * ingredient added to a pot) was carried there: when the robot picked it up, the item lay at
+ * its station, which therefore held no container, and no container can arrive while the only
+ * robot's hand holds the item (containers move only in hands). So a move comes between every
+ * pick of the item and its hand-over. A row with hand-overs carries one more bit per robot,
+ * "r has picked the object up and has neither moved nor put it down since", set by r's picks
+ * and cleared by r's moves and drops, and r's hand-over needs it clear. A real state's bound
+ * is read with the bit set where the robot holds the object and no container that a
+ * hand-over needs stands at its station (it must move before it can hand the object over,
+ * whatever it did before), and clear elsewhere, which allows the most; where that state was
+ * never reached, with the bit clear. python/robotouille/projections.py checks that the task
+ * has one robot and that the domain's actions have these shapes.
+ *
  * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
  * table) while other goal objects, its companions, must join it there in a way that needs the
  * object out of the way first. Two kinds, both where every robot's hand holds one thing at a
@@ -179,9 +192,10 @@ struct ProjectionSpec {
   IntVec key_vars;  // goal variables enumerated jointly across the projections
   IntVec fallback;  // per row: 1 = the coarser variant of the row before (built if it failed)
   // Arrival charges (see "Arrivals" above); empty: none. Per relevant grounding, a sum of
-  // kArrivalMove (moves the robot), kArrivalDrop (the robot puts the object down) and
-  // kArrivalPick (the robot picks the object up from a station), plus 8 x the acting robot's
-  // slot (0, 1, ...).
+  // kArrivalMove (moves the robot), kArrivalDrop (the robot puts the object down),
+  // kArrivalPick (the robot picks the object up from a station) and kArrivalHandOver (the robot
+  // puts the object into a container at its station; see "Hand-overs"), plus
+  // kArrivalSlot x the acting robot's slot (0, 1, ...).
   IntVec arrivals;
   // Per row, triples (robot slot, that robot's position fact, object fact at the same
   // station): the robot stands where it could pick the object up without moving.
@@ -204,9 +218,13 @@ struct ProjectionSpec {
   IntVec robot_swap_fact_begin, robot_swap_facts;
   IntVec robot_swap_template_begin, robot_swap_templates;
   IntVec robot_swap_slots;
+  // Hand-overs (see above); empty: none. Pairs (the robot's position fact, a container's fact
+  // at the same station) for the containers that hand-overs need.
+  IntVec hand_over_places;
 };
 
-constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4;
+constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4, kArrivalHandOver = 8;
+constexpr int32_t kArrivalSlot = 16;
 
 // Caps on construction (see "Construction" above). Full rows (with the robots' positions)
 // predicted over max_states wait for the upgrade pass, which builds them up to upgrade_states
@@ -278,6 +296,9 @@ class ProjectionHeuristic {
     IntVec roles;        // per role: the variable's index in its group's vars
     int32_t arrival_bit = -1;  // the first arrival bit (after F), or -1: no arrivals
     int32_t arrival_slots = 0;  // arrival bits, one per robot slot
+    // The fresh-pick bit (after the arrival bit; see "Hand-overs"), or -1: no hand-overs.
+    int32_t picked_bit = -1;
+    Bits holds;  // with hand-overs: the bits of the facts that say the robot holds the object
     struct Colocated {
       int32_t slot, robot_at, object_at;  // robot slot; local bits of the two facts
     };
@@ -362,8 +383,12 @@ class ProjectionHeuristic {
   // The id of key_ under p, or -1.
   int32_t lookup(const Projection& p) const;
   // The bits a state's bound is read with: a robot standing where it could pick the object up
-  // without moving has its arrival bit clear, every other robot has it set (projection.h).
+  // without moving has its arrival bit clear, every other robot has it set (projection.h);
+  // fresh-pick bits stay.
   static Bits canonical_arrivals(const Projection& p, Bits bits);
+  // Whether the robot must move before it can hand p's object over (see "Hand-overs").
+  bool must_move_to_hand_over(const Projection& p, const Bits& bits,
+                              const uint64_t* words) const;
   // The robot slots (as bits) that stand where they could pick the object up without moving.
   static Bits colocated_slots(const Projection& p, const Bits& bits);
   // Replaces `key` (under p) by the smaller of it and its image under p's robot swap.
@@ -405,6 +430,8 @@ class ProjectionHeuristic {
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
   std::vector<const int32_t*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
+  // spec.hand_over_places as pairs: (robot position fact, container fact at that station).
+  std::vector<std::pair<int32_t, int32_t>> hand_over_places_;
   IntVec sums_;                   // scratch: per combination, the bound's sum
   // Scratch for match(): its result per class, and a member's costs per (role, class).
   IntVec class_costs_, role_costs_;
