@@ -35,7 +35,7 @@ from robotouille import SearchLimitError, datasets
 MANIFEST = Path(__file__).resolve().parents[1] / "domains" / "robotouille" / "manifest.json"
 
 
-def _manifest_entries() -> dict[str, dict[str, Any]]:
+def manifest_entries() -> dict[str, dict[str, Any]]:
     """The shipped manifest's entries by key (none if there is no manifest yet)."""
     if not MANIFEST.is_file():
         return {}
@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     memory_gb = args.memory_gb if args.memory_gb is not None else _default_memory_gb(args.threads)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else datasets.DEFAULT_SEEDS
-    existing = _manifest_entries()
+    existing = manifest_entries()
     previous = existing if args.retry_unsolved else {}
 
     start = time.perf_counter()
