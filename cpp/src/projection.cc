@@ -1747,8 +1747,8 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
     for (size_t r = 0; r < roles; ++r) {
       const int32_t e = via == nullptr ? -1 : p.lift_of_role[r];
       for (size_t k = 0; k < classes; ++k) {
-        const auto column = static_cast<size_t>(group.class_combos[k]) * p.width + r;
         const int32_t c = group.class_combos[k];
+        const auto column = static_cast<size_t>(c) * p.width + r;
         const bool lifted = e >= 0 && p.via_column_of[column] >= 0 &&
                             missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
         // A state never reached: 0 is safe.
