@@ -1197,11 +1197,11 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     objects: list[int] = []
     rows: list[tuple[list[int], ...]] = []
 
-    # Containers at whose station some grounding frees a robot's hand (an ingredient added to
-    # a pot): a robot may arrive there holding something and still pick them up next.
     def named(f: int, predicate: str) -> bool:
         return f < view.num_pred and predicate_names[task.fact_pred[f]] == predicate
 
+    # Containers at whose station some grounding frees a robot's hand (an ingredient added to
+    # a pot): a robot may arrive there holding something and still pick them up next.
     handed_over = {
         view.args(f)[0]
         for g in range(len(view.eff))
