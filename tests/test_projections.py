@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import robotouille
-from robotouille import _core, datasets
+from robotouille import SearchLimitError, _core, datasets
 from robotouille.domains import bundled_environment_path, default_domain_path
 from robotouille.planning import _as_lists, _bound_tables, _projection_tables
 from robotouille.projections import (
@@ -278,6 +280,32 @@ def test_an_ingredient_is_carried_to_the_pot_before_it_goes_in() -> None:
     # Two robots: the other robot could bring the pot, so there are no hand-overs.
     tables = find_projections(_bundled("multi_agent", "7_onion_potato_tomato_soup").task)
     assert not (tables.arrivals & 8).any() and len(tables.hand_over_places) == 0
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+@given(seed=st.integers(0, 10_000))
+def test_the_soups_bound_keeps_the_optimum_of_random_potato_soups(seed: int) -> None:
+    """On generated potato soups (bowl arrivals and the potato's hand-over both apply), A* with
+    the projections finds the optimum that A* with the critical-path time bound alone finds
+    (where that weaker search ends within its state cap)."""
+    [instance] = [
+        i for i in datasets.load("asynchronous", seeds=[seed]) if i.task.startswith("5_")
+    ]
+    env = instance.load()
+    plan = robotouille.plan(env)
+    assert plan.stats.initial_h <= plan.length
+    replay(env, plan)
+    env = instance.load()
+    try:
+        reference = robotouille.plan(env, heuristic="time", max_states=150_000)
+    except SearchLimitError:
+        assume(False)
+    assert reference.length == plan.length
 
 
 def test_two_robots_get_arrivals_only_where_one_robot_stands_at_a_station() -> None:
