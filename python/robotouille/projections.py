@@ -478,13 +478,11 @@ def _hand_over_shapes(domain: Domain) -> bool:
     """Whether containers move only in hands, as the hand-over argument needs (projection.h).
 
     Every action that puts a container at a station (makes ``container_at(c, s)`` true) needs
-    a robot at ``s`` that holds ``c``; with the shapes of :func:`_arrival_shapes` (picks need
-    the item at the robot's station, and a station holds a container or items, never both)
-    and one robot, a move then comes between picking an item up and putting it into a
-    container.
+    a robot at ``s`` that holds ``c``. Together with the shapes of :func:`_arrival_shapes`
+    (picks need the item at the robot's station, and a station holds a container or items,
+    never both), which the caller checks as well, and one robot, a move then comes between
+    picking an item up and putting it into a container.
     """
-    if not _arrival_shapes(domain):
-        return False
     for action in domain.actions:
         pre = set(action.precons)
         for lit in action.immediate_fx:
@@ -1202,17 +1200,20 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
 
     # Containers at whose station some grounding frees a robot's hand (an ingredient added to
     # a pot): a robot may arrive there holding something and still pick them up next.
+    def frees_hand(g: int) -> bool:
+        return any(
+            value == 1 and named(f, "nothing") for f, value in zip(view.eff[g], view.eff_value[g])
+        )
+
     handed_over = {
         view.args(f)[0]
         for g in range(len(view.eff))
-        if any(
-            value == 1 and named(f, "nothing") for f, value in zip(view.eff[g], view.eff_value[g])
-        )
+        if frees_hand(g)
         for f in view.pre_pos[g]
         if named(f, "container_at")
     }
 
-    hand_overs_apply = len(view.robots) == 1 and _hand_over_shapes(task.domain)
+    hand_overs_apply = arrivals_apply and len(view.robots) == 1 and _hand_over_shapes(task.domain)
 
     def puts_into_container(g: int, robot: int) -> bool:
         """Whether grounding g needs a container at the acting robot's station."""
@@ -1223,23 +1224,13 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             named(f, "container_at") and view.args(f)[1] in stations for f in view.pre_pos[g]
         )
 
-    # Where the robot stands at a container that some hand-over needs (see the tables).
+    # Where the robot stands at a container that a hand-over may need (see the tables): a
+    # hand-over frees the hand at a container, so the handed-over containers include them.
     hand_over_places: list[int] = []
-    if arrivals_apply and hand_overs_apply:
-        containers = {
-            view.args(f)[0]
-            for g in range(len(view.eff))
-            if any(
-                value == 0 and named(f, "has_item")
-                for f, value in zip(view.eff[g], view.eff_value[g])
-            )
-            and puts_into_container(g, int(task.owner[g]))
-            for f in view.pre_pos[g]
-            if named(f, "container_at")
-        }
+    if hand_overs_apply:
         robot_at = {view.args(f)[1]: f for f in range(view.num_pred) if named(f, "loc")}
         for f in range(view.num_pred):
-            if named(f, "container_at") and view.args(f)[0] in containers:
+            if named(f, "container_at") and view.args(f)[0] in handed_over:
                 station = view.args(f)[1]
                 if station in robot_at:
                     hand_over_places += [robot_at[station], f]
@@ -1272,7 +1263,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                         for f in view.pre_pos[g]
                         if f in facts and f not in robot_place and station & set(view.args(f))
                     )
-            if code & 2 and hand_overs_apply and puts_into_container(g, robot):
+            if code & 2 and hand_overs_apply and frees_hand(g) and puts_into_container(g, robot):
                 code |= 8
             codes.append(code + ARRIVAL_SLOT * slot_of[robot] if code and arrivals_apply else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
