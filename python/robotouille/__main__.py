@@ -85,7 +85,8 @@ def _plan(args: argparse.Namespace) -> int:
         if isinstance(action, list):
             action = " | ".join("(none)" if a is None else a for a in action)
         print(f"{i:3d}. {action}")
-    print(f"\nOptimal plan: {result.length} steps ({args.algorithm}, {env.mode} mode).")
+    kind = "Plan (not necessarily optimal)" if args.algorithm == "agenda" else "Optimal plan"
+    print(f"\n{kind}: {result.length} steps ({args.algorithm}, {env.mode} mode).")
     print(f"Search: {result.stats}.")
     return 0
 
@@ -159,7 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     planner.add_argument("env", help="environment JSON file or bundled task name")
     planner.add_argument("--domain", default=None, help="domain JSON file (default: bundled)")
     planner.add_argument("--mode", choices=MODES, default=None)
-    planner.add_argument("--algorithm", choices=("astar", "bfs"), default="astar")
+    planner.add_argument(
+        "--algorithm",
+        choices=("astar", "bfs", "agenda"),
+        default="astar",
+        help="agenda: the goal a few atoms at a time, for tasks too large to solve optimally",
+    )
     planner.add_argument("--heuristic", choices=_HEURISTICS, default="projections")
     planner.add_argument("--max-states", type=int, default=None)
     planner.add_argument("--max-memory", type=int, default=None, help="bytes")

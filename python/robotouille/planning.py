@@ -11,10 +11,15 @@ moved is not offered another move or a wait (moving straight on and waiting, or 
 reaches the same state in as many steps; see ``search.h``). Both return plans with the fewest
 steps. Plans start from the env's current state, so ``optimal_length(env)`` mid-episode is the
 number of steps still to go.
+
+``"agenda"`` is for tasks too large to solve optimally: it reaches the goal's atoms a few at a
+time, each stage an optimal A* plan, and returns a plan that is not necessarily optimal, whose
+length bounds the optimum from above (and proves the goal reachable).
 """
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import dataclasses
 import os
@@ -28,11 +33,12 @@ from typing import Any, Literal
 import numpy as np
 
 from . import _core
-from .compile import CompiledTask
+from .compile import CompiledTask, compile_task
 from .domain import Domain
-from .env import Env
+from .env import Env, EnvState
 from .errors import SearchLimitError, UnsolvableError
 from .invariants import disjoint_groups, union
+from .problem import Goal, GoalAtom
 from .projections import (
     PLACE_PREDICATES,
     _only_actions_write,
@@ -44,10 +50,12 @@ from .projections import (
 )
 from .symmetry import find_symmetries, task_symmetries
 
-Algorithm = Literal["astar", "bfs"]
+Algorithm = Literal["astar", "bfs", "agenda"]
 Heuristic = Literal["projections", "lmcut", "time", "all"]
-_ALGORITHMS = ("astar", "bfs")
+_ALGORITHMS = ("astar", "bfs", "agenda")
 _HEURISTICS = ("projections", "lmcut", "time", "all")
+AGENDA_STAGE_STATES = 1_000_000
+"""States one stage of the ``"agenda"`` algorithm may store before it counts as failed."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,7 @@ class SearchStats:
 
 @dataclass(frozen=True)
 class Plan:
-    """An optimal plan.
+    """A plan: optimal, unless its algorithm is ``"agenda"``.
 
     Attributes:
         actions: One entry per step, replayable with ``env.step`` from the state the plan was
@@ -98,8 +106,8 @@ class Plan:
         structured: The same steps as ``(action name, arguments)`` tuples (``None`` for no
             action), also replayable with ``env.step``; unambiguous even where two groundings
             share a text (possible in hand-written domains).
-        length: The number of steps (``len(actions)``), minimal.
-        algorithm: ``"astar"`` or ``"bfs"``.
+        length: The number of steps (``len(actions)``), minimal for ``"astar"`` and ``"bfs"``.
+        algorithm: ``"astar"``, ``"bfs"`` or ``"agenda"``.
         mode: The env's mode (decision D3).
         stats: The search statistics.
     """
@@ -358,6 +366,131 @@ def _run(
     return Plan(actions, structured, len(actions), algorithm, env.mode, stats)
 
 
+def _goal_part(goal: Goal, atoms: Sequence[int]) -> Goal:
+    """The goal's atoms at these indices, with the variables they use (renumbered)."""
+    kept = [goal.atoms[i] for i in atoms]
+    used = sorted({a for atom in kept for a in atom.args if isinstance(a, int)})
+    index = {v: i for i, v in enumerate(used)}
+    return Goal(
+        atoms=tuple(
+            GoalAtom(a.predicate, tuple(index[x] if isinstance(x, int) else x for x in a.args))
+            for a in kept
+        ),
+        variables=tuple(goal.variables[v] for v in used),
+    )
+
+
+def _stage_env(env: Env, atoms: Sequence[int]) -> Env:
+    """The env's task with only the goal atoms at these indices, in the env's mode.
+
+    The goal takes no part in the state's layout, so states move between the two unchanged;
+    that is checked here rather than assumed.
+    """
+    task = env.task
+    problem = dataclasses.replace(task.problem, goal=_goal_part(task.problem.goal, atoms))
+    stage = compile_task(task.domain, problem, pool_size=task.pool_size)
+    if (stage.core.num_words, stage.core.num_counters, stage.objects) != (
+        task.core.num_words,
+        task.core.num_counters,
+        task.objects,
+    ):
+        raise RuntimeError("a part of the goal compiled to another state layout")
+    return Env(stage, mode=env.mode)
+
+
+def _agenda_run(
+    env: Env,
+    algorithm: str,
+    heuristic: str,
+    max_states: int | None,
+    max_memory_bytes: int | None,
+    time_limit: float | None,
+    cancel: Callable[[], bool] | None,
+    symmetry: bool,
+) -> Plan:
+    """Algorithm ``"agenda"`` (see :func:`plan`): the goal's atoms a few at a time.
+
+    Takes :func:`_run`'s arguments; ``algorithm`` is ``"agenda"``.
+
+    Each stage is an optimal A* plan, from where the stages before it ended, to their atoms and
+    its own. A stage whose atoms cannot be reached from there (soup poured into its bowl before
+    it boils) goes back one stage and comes before it; where neither order works, the two
+    become one stage. A first stage that cannot reach its atoms from the start proves the goal
+    unreachable (wherever the goal holds, so does any part of it): UnsolvableError.
+    """
+    started = time.perf_counter()
+    state = env.get_state()
+    actions: list[Any] = []
+    structured: list[Any] = []
+    stages: list[SearchStats] = []
+    pending: collections.deque[tuple[int, ...]] = collections.deque(
+        (i,) for i in range(len(env.task.problem.goal.atoms))
+    )
+    done: list[tuple[int, ...]] = []  # the groups of atoms reached, in order
+    before: list[tuple[EnvState, int]] = []  # per done group: the state and steps before it
+    swapped: set[tuple[tuple[int, ...], ...]] = set()
+    stage_states = min(max_states or AGENDA_STAGE_STATES, AGENDA_STAGE_STATES)
+
+    def totals() -> SearchStats:
+        summed = {
+            f.name: sum(getattr(s, f.name) for s in stages) for f in dataclasses.fields(SearchStats)
+        }
+        return SearchStats(
+            **{
+                **summed,
+                "bytes": max((s.bytes for s in stages), default=0),
+                "state_bytes": stages[-1].state_bytes if stages else 0,
+                "initial_h": 0,
+                "bound": 0,
+                "seconds": time.perf_counter() - started,
+            }
+        )
+
+    while pending:
+        group = pending.popleft()
+        previous = (state, len(actions))
+        stage = _stage_env(env, [i for g in (*done, group) for i in g])
+        stage.set_state(state)
+        if not stage.goal_reached():
+            left = None if time_limit is None else time_limit - (time.perf_counter() - started)
+            if left is not None and left <= 0:
+                raise SearchLimitError("time_limit", totals())
+            try:
+                part = _run(
+                    stage, "astar", heuristic, stage_states, max_memory_bytes, left, cancel,
+                    symmetry,
+                )
+            except (SearchLimitError, UnsolvableError) as failed:
+                stages.append(failed.stats)  # type: ignore[arg-type]
+                # Over the stage budget counts as failing; the caller's own limits stop.
+                limit = failed.limit if isinstance(failed, SearchLimitError) else None
+                if limit is not None and (limit != "max_states" or stage_states == max_states):
+                    raise SearchLimitError(limit, totals()) from None
+                if not done:
+                    if limit is not None:
+                        raise SearchLimitError(limit, totals()) from None
+                    raise UnsolvableError(totals()) from None
+                last = done.pop()
+                state, steps = before.pop()
+                del actions[steps:], structured[steps:]
+                key = (*done, last, group)
+                if key in swapped:  # this group already went before that one, and failed
+                    pending.appendleft(last + group)
+                else:
+                    swapped.add(key)
+                    pending.extendleft([last, group])  # group first
+                continue
+            stages.append(part.stats)
+            for step in part.structured:
+                stage.step(step)
+            actions += part.actions
+            structured += part.structured
+        before.append(previous)
+        done.append(group)
+        state = stage.get_state()
+    return Plan(actions, structured, len(actions), "agenda", env.mode, totals())
+
+
 def plan(
     env: Env,
     algorithm: Algorithm = "astar",
@@ -375,7 +508,13 @@ def plan(
 
     Args:
         env: The environment; it is not modified.
-        algorithm: ``"astar"`` (default) or ``"bfs"``.
+        algorithm: ``"astar"`` (default) or ``"bfs"``; or ``"agenda"`` for a plan that is not
+            necessarily optimal, on tasks too large to solve optimally. The agenda reaches the
+            goal's atoms one more at a time, in the goal's order, each stage an A* plan from
+            where the last ended. A stage that cannot follow the one before it (soup poured
+            into its bowl before it boils), or stores more than :data:`AGENDA_STAGE_STATES`
+            states, goes before it instead; where neither order works the two are planned as
+            one stage. The limits below apply to each stage, the time limit to the whole.
         heuristic: For A*: ``"projections"`` (default: the projection bound, maxed with the
             time bound when the task has delayed effects and that bound is the larger at the
             start), ``"lmcut"`` (LM-cut on the delete relaxation, maxed with the time bound),
@@ -391,7 +530,7 @@ def plan(
             turn it off only to compare.
 
     Returns:
-        The plan, with ``plan.length`` minimal.
+        The plan, with ``plan.length`` minimal (except for ``"agenda"``).
 
     Raises:
         SearchLimitError: A limit stopped the search; ``err.stats`` holds the statistics.
@@ -399,14 +538,18 @@ def plan(
     """
     limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
     _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
-    return _run(env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None, symmetry)
+    run = _agenda_run if algorithm == "agenda" else _run
+    return run(env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None, symmetry)
 
 
 def optimal_length(env: Env, algorithm: Algorithm = "astar", **limits: Any) -> int:
     """The number of steps of an optimal plan from the env's current state.
 
-    Mid-episode this is the paper's "steps to go". Takes the same arguments as :func:`plan`.
+    Mid-episode this is the paper's "steps to go". Takes the same arguments as :func:`plan`,
+    except that ``algorithm`` must be ``"astar"`` or ``"bfs"`` (an agenda's plan is not minimal).
     """
+    if algorithm not in ("astar", "bfs"):
+        raise ValueError(f"optimal_length needs 'astar' or 'bfs', got {algorithm!r}")
     return plan(env, algorithm, **limits).length
 
 
@@ -456,8 +599,10 @@ def plan_many(
     stop = threading.Event()
     results: list[Any] = [None] * len(envs)
 
+    run = _agenda_run if algorithm == "agenda" else _run
+
     def work(i: int) -> Plan:
-        return _run(
+        return run(
             envs[i],
             algorithm,
             heuristic,

@@ -1,0 +1,117 @@
+"""The ``"agenda"`` algorithm: plans that reach the goal without the cost of proving optimality.
+
+It reaches the goal's atoms a few at a time, each stage an optimal A* plan (planning.py). Its
+plans must replay to the goal; its length can only be at least the optimum; a stage that
+cannot follow the one before it must go before it; and an unreachable goal is still reported
+as unreachable, a stopped search as stopped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import robotouille
+from robotouille import SearchLimitError, UnsolvableError, datasets, planning
+from robotouille.__main__ import main
+
+from .test_planning import _knife_problem, python_bfs, replay, solvable_problems
+
+
+def test_an_agenda_plan_replays_to_the_goal_and_is_no_shorter_than_the_optimum() -> None:
+    env = robotouille.load("cheese_sandwich")
+    plan = robotouille.plan(env, "agenda")
+    assert plan.algorithm == "agenda"
+    assert plan.length >= robotouille.optimal_length(env)
+    assert plan.stats.expanded > 0 and plan.stats.seconds > 0
+    replay(env, plan)
+
+
+def test_a_stage_that_cannot_follow_the_one_before_goes_before_it(monkeypatch: Any) -> None:
+    """The soup's goal lists "the soup is in the bowl" before "the soup boils": boiling water
+    already poured into a bowl cannot be boiled, so the agenda must boil it first. Adding the
+    potato after pouring is reachable but long (a second soup): the stage budget (small here,
+    to keep the test quick) counts that as a failure too."""
+    monkeypatch.setattr(planning, "AGENDA_STAGE_STATES", 20_000)
+    stages: list[list[int]] = []
+    stage_env = planning._stage_env
+
+    def recording(env: robotouille.Env, atoms: Any) -> robotouille.Env:
+        stages.append(list(atoms))
+        return stage_env(env, atoms)
+
+    monkeypatch.setattr(planning, "_stage_env", recording)
+    (inst,) = datasets.load("asynchronous", seeds=[42], tasks=["5"])
+    env = inst.load()
+    atoms = [a.predicate for a in env.task.problem.goal.atoms]
+    assert atoms[:3] == ["in", "isboiling", "addedto"]
+    plan = robotouille.plan(env, "agenda")
+    assert [0, 1] in stages and [1, 0] in stages  # in, then boiling: failed; swapped
+    assert stages[-1][:3] == [1, 2, 0]  # boiled, potato added, then poured
+    assert plan.length >= (inst.optimal_length or 0)
+    replay(env, plan)
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+@given(problem=solvable_problems())
+def test_agenda_plans_reach_random_reachable_goals(
+    problem: tuple[dict[str, Any], dict[str, Any], str],
+) -> None:
+    """On random small problems in every mode, whose goals a random walk made true."""
+    domain_doc, env_doc, mode = problem
+    try:
+        env = robotouille.load(env_doc, domain_doc, mode=mode)  # type: ignore[arg-type]
+    except robotouille.SpecError:
+        return
+    try:
+        optimum = python_bfs(env, max_states=3000)
+    except OverflowError:
+        optimum = 0
+    assert optimum is not None  # reachable by construction
+    plan = robotouille.plan(env, "agenda", max_states=200_000)
+    assert plan.length >= optimum
+    replay(env, plan, structured=True)
+
+
+def test_an_unreachable_goal_is_still_unreachable() -> None:
+    with pytest.raises(UnsolvableError):
+        robotouille.plan(_knife_problem(with_pick=False), "agenda")
+
+
+def test_limits_stop_the_agenda_and_name_themselves() -> None:
+    env = robotouille.load("cheese_sandwich")
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, "agenda", time_limit=1e-6)
+    assert info.value.limit == "time_limit"
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, "agenda", max_states=1)
+    assert info.value.limit == "max_states"
+
+
+def test_optimal_length_refuses_the_agenda() -> None:
+    with pytest.raises(ValueError, match="astar"):
+        robotouille.optimal_length(robotouille.load("cheese_sandwich"), "agenda")  # type: ignore[arg-type]
+
+
+def test_plan_many_runs_agendas_in_parallel() -> None:
+    envs = [robotouille.load("cheese_sandwich"), _knife_problem(with_pick=False)]
+    plan, error = robotouille.plan_many(envs, threads=2, algorithm="agenda", return_exceptions=True)
+    assert isinstance(plan, robotouille.Plan) and isinstance(error, UnsolvableError)
+    assert plan.length == robotouille.plan(envs[0], "agenda").length
+
+
+def test_cli_says_an_agenda_plan_is_not_necessarily_optimal(capsys: Any) -> None:
+    assert main(["plan", "cheese_sandwich", "--algorithm", "agenda"]) == 0
+    out = capsys.readouterr().out
+    assert "not necessarily optimal" in out and "Optimal plan" not in out
