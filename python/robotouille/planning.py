@@ -56,6 +56,8 @@ _ALGORITHMS = ("astar", "bfs", "agenda")
 _HEURISTICS = ("projections", "lmcut", "time", "all")
 AGENDA_STAGE_STATES = 1_000_000
 """States one stage of the ``"agenda"`` algorithm may store before it counts as failed."""
+AGENDA_POLISH_STRIDE = 4
+"""Steps the agenda's polishing moves back along its plan between two searches."""
 
 
 @dataclass(frozen=True)
@@ -446,20 +448,24 @@ def _agenda_run(
             }
         )
 
+    def search(stage: Env) -> Plan:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - started)
+        if left is not None and left <= 0:
+            raise SearchLimitError("time_limit", totals())
+        found = _run(
+            stage, "astar", heuristic, stage_states, max_memory_bytes, left, cancel, symmetry
+        )
+        stages.append(found.stats)
+        return found
+
     while pending:
         group = pending.popleft()
         previous = (state, len(actions))
         stage = _stage_env(env, [i for g in (*done, group) for i in g])
         stage.set_state(state)
         if not stage.goal_reached():
-            left = None if time_limit is None else time_limit - (time.perf_counter() - started)
-            if left is not None and left <= 0:
-                raise SearchLimitError("time_limit", totals())
             try:
-                part = _run(
-                    stage, "astar", heuristic, stage_states, max_memory_bytes, left, cancel,
-                    symmetry,
-                )
+                part = search(stage)
             except (SearchLimitError, UnsolvableError) as failed:
                 stages.append(failed.stats)  # type: ignore[arg-type]
                 # Over the stage budget counts as failing; the caller's own limits stop.
@@ -480,7 +486,6 @@ def _agenda_run(
                     swapped.add(key)
                     pending.extendleft([last, group])  # group first
                 continue
-            stages.append(part.stats)
             for step in part.structured:
                 stage.step(step)
             actions += part.actions
@@ -488,6 +493,24 @@ def _agenda_run(
         before.append(previous)
         done.append(group)
         state = stage.get_state()
+    # Polish: the last steps, planned again for the whole goal from ever earlier states along
+    # the plan while A* manages within the budgets, become an optimal tail.
+    walker = Env(env.task, mode=env.mode)
+    walker.set_state(env.get_state())
+    along = [walker.get_state()]
+    for step in structured:
+        walker.step(step)
+        along.append(walker.get_state())
+    for cut in range(len(structured) - AGENDA_POLISH_STRIDE, 0, -AGENDA_POLISH_STRIDE):
+        walker.set_state(along[cut])
+        try:
+            tail = search(walker)
+        except (SearchLimitError, UnsolvableError) as failed:
+            stages.append(failed.stats)  # type: ignore[arg-type]
+            break
+        if cut + tail.length < len(actions):
+            actions = actions[:cut] + tail.actions
+            structured = structured[:cut] + tail.structured
     return Plan(actions, structured, len(actions), "agenda", env.mode, totals())
 
 
@@ -514,7 +537,10 @@ def plan(
             where the last ended. A stage that cannot follow the one before it (soup poured
             into its bowl before it boils), or stores more than :data:`AGENDA_STAGE_STATES`
             states, goes before it instead; where neither order works the two are planned as
-            one stage. The limits below apply to each stage, the time limit to the whole.
+            one stage. Then the plan's tail is planned again for the whole goal from ever
+            earlier states along it (every :data:`AGENDA_POLISH_STRIDE` steps) while A*
+            manages within the stage budget. The limits below apply to each stage, the time
+            limit to the whole.
         heuristic: For A*: ``"projections"`` (default: the projection bound, maxed with the
             time bound when the task has delayed effects and that bound is the larger at the
             start), ``"lmcut"`` (LM-cut on the delete relaxation, maxed with the time bound),
