@@ -11,13 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 import robotouille
 from robotouille import SearchLimitError, UnsolvableError, datasets, planning
 from robotouille.__main__ import main
 
-from .test_planning import _knife_problem, python_bfs, replay, solvable_problems
+from .test_planning import (
+    RANDOM_PROBLEMS,
+    _knife_problem,
+    python_bfs,
+    replay,
+    solvable_problems,
+)
 
 
 def test_an_agenda_plan_replays_to_the_goal_and_is_no_shorter_than_the_optimum() -> None:
@@ -56,16 +62,7 @@ def test_a_stage_that_cannot_follow_the_one_before_goes_before_it(monkeypatch: A
     replay(env, plan)
 
 
-@settings(
-    max_examples=120,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.filter_too_much,
-    ],
-)
+@settings(RANDOM_PROBLEMS, max_examples=120)
 @given(problem=solvable_problems())
 def test_agenda_plans_reach_random_reachable_goals(
     problem: tuple[dict[str, Any], dict[str, Any], str],

@@ -224,7 +224,7 @@ def solvable_problems(draw: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
     return domain_doc, {**env_doc, "goal": goal}, mode
 
 
-@settings(
+RANDOM_PROBLEMS = settings(
     max_examples=300,
     deadline=None,
     derandomize=True,
@@ -234,6 +234,10 @@ def solvable_problems(draw: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
         HealthCheck.filter_too_much,
     ],
 )
+"""Hypothesis settings for tests over :func:`solvable_problems`."""
+
+
+@RANDOM_PROBLEMS
 @given(problem=solvable_problems())
 def test_search_matches_a_plain_python_bfs_on_random_small_problems(
     problem: tuple[dict[str, Any], dict[str, Any], str],
