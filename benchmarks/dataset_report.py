@@ -10,6 +10,11 @@ generating and of solving.
 lengths :func:`robotouille.datasets.load` ships (tests/test_datasets.py recomputes it).
 ``--retry-unsolved`` keeps the manifest's solved instances and searches again, with the given
 time limit, only those it has no optimal length for (each entry records its time limit).
+``--witnesses`` finds, for every instance left without an optimal length, a plan that is not
+necessarily optimal (``algorithm="agenda"``: the goal's atoms a few at a time) and records it
+with its length as ``witness`` and ``upper_bound``: proof that the instance is solvable, replayed
+by tests/test_datasets.py.
+
 Each search also gets a memory budget (``--memory-gb``, by default 60% of the machine's memory
 shared among the threads): a long search that outgrows it stops with its proven bound, like
 one that runs out of time, instead of being killed by the system.
@@ -18,6 +23,7 @@ Usage (from the repository root)::
 
     python benchmarks/dataset_report.py [--threads 2] [--time-limit 60] [--datasets ...]
         [--tasks ...] [--seeds ...] [--memory-gb GB] [--write-manifest] [--retry-unsolved]
+        [--witnesses] [--witness-time-limit 600] [--no-search]
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import robotouille
-from robotouille import SearchLimitError, datasets
+from robotouille import SearchLimitError, UnsolvableError, datasets
 
 MANIFEST = Path(__file__).resolve().parents[1] / "domains" / "robotouille" / "manifest.json"
 
@@ -40,6 +46,53 @@ def manifest_entries() -> dict[str, dict[str, Any]]:
     if not MANIFEST.is_file():
         return {}
     return {e["key"]: e for e in json.loads(MANIFEST.read_text())["instances"]}
+
+
+WITNESS_FIELDS = ("upper_bound", "witness", "witness_seconds")
+
+
+def _shown(entry: dict[str, Any]) -> str:
+    """The optimal length, else the proven bound (``>=N``) and any witness's length (``<=M``)."""
+    if entry["optimal_length"] is not None:
+        return str(entry["optimal_length"])
+    upper = f"<={entry['upper_bound']}" if "upper_bound" in entry else ""
+    return f">={entry['lower_bound']}{upper}"
+
+
+def _add_witnesses(
+    entries: list[dict[str, Any]],
+    instances: list[datasets.Instance],
+    threads: int,
+    time_limit: float,
+    memory_gb: float,
+) -> None:
+    """Gives every entry without an optimal length or a witness an agenda plan as its witness."""
+    started = time.perf_counter()
+    by_key = {inst.key: inst for inst in instances}
+    todo = [e for e in entries if e["optimal_length"] is None and "witness" not in e]
+    plans = robotouille.plan_many(
+        [by_key[e["key"]].load() for e in todo],
+        threads=threads,
+        algorithm="agenda",
+        time_limit=time_limit,
+        max_memory_bytes=int(memory_gb * 2**30),
+        return_exceptions=True,
+    )
+    for entry, found in zip(todo, plans):
+        if isinstance(found, robotouille.Plan):
+            entry["upper_bound"] = found.length
+            entry["witness"] = found.actions
+            entry["witness_seconds"] = round(found.stats.seconds, 3)
+        elif isinstance(found, UnsolvableError):
+            raise RuntimeError(f"{entry['key']}: the goal is unreachable ({found})")
+        elif isinstance(found, SearchLimitError):
+            print(f"{entry['key']}: no witness within the limits ({found})")
+        else:
+            raise found
+    print(
+        f"witnesses: {sum('witness' in e for e in todo)} of {len(todo)} found in "
+        f"{time.perf_counter() - started:.1f} s wall with {threads} threads"
+    )
 
 
 def _default_memory_gb(threads: int) -> float:
@@ -67,11 +120,20 @@ def main() -> None:
     )
     parser.add_argument("--write-manifest", action="store_true")
     parser.add_argument("--retry-unsolved", action="store_true")
+    parser.add_argument("--witnesses", action="store_true")
+    parser.add_argument(
+        "--no-search",
+        action="store_true",
+        help="keep the manifest's entries, searching none (to add --witnesses only)",
+    )
+    parser.add_argument(
+        "--witness-time-limit", type=float, default=600.0, help="seconds per witness search"
+    )
     args = parser.parse_args()
     memory_gb = args.memory_gb if args.memory_gb is not None else _default_memory_gb(args.threads)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else datasets.DEFAULT_SEEDS
     existing = manifest_entries()
-    previous = existing if args.retry_unsolved else {}
+    previous = existing if args.retry_unsolved or args.no_search else {}
 
     start = time.perf_counter()
     instances = [
@@ -83,7 +145,13 @@ def main() -> None:
             tasks=args.tasks.split(",") if args.tasks else None,
         )
     ]
-    todo = [i for i in instances if previous.get(i.key, {}).get("optimal_length") is None]
+    if args.no_search and any(i.key not in previous for i in instances):
+        parser.error("--no-search needs a manifest entry for every instance")
+    todo = [
+        i
+        for i in instances
+        if not args.no_search and previous.get(i.key, {}).get("optimal_length") is None
+    ]
     envs = [inst.load() for inst in todo]
     generated = time.perf_counter()
     results = robotouille.plan_many(
@@ -120,9 +188,18 @@ def main() -> None:
             raise result
         entry["seconds"] = round(stats.seconds, 3)
         entry["expanded"] = stats.expanded
+        if entry["optimal_length"] is None:  # a witness stays valid whatever the search did
+            entry.update(
+                (k, v) for k, v in existing.get(inst.key, {}).items() if k in WITNESS_FIELDS
+            )
         entries.append(entry)
+    if args.witnesses:
+        _add_witnesses(entries, instances, args.threads, args.witness_time_limit, memory_gb)
 
-    print(f"A* (projections), {args.threads} threads, {args.time_limit:g} s per instance\n")
+    if args.no_search:
+        print("The manifest's entries (no search now)\n")
+    else:
+        print(f"A* (projections), {args.threads} threads, {args.time_limit:g} s per instance\n")
     print(
         "| task | optimal length per seed ("
         + ", ".join(map(str, seeds))
@@ -132,10 +209,7 @@ def main() -> None:
     tasks = dict.fromkeys(f"{i.dataset}/{i.task}" for i in instances)
     for task in tasks:
         rows = [e for e in entries if e["key"].startswith(task + ":")]
-        shown = " ".join(
-            str(e["optimal_length"]) if e["optimal_length"] is not None else f">={e['lower_bound']}"
-            for e in rows
-        )
+        shown = " ".join(map(_shown, rows))
         print(f"| {task} | {shown} | {max(e['seconds'] for e in rows):.2f} |")
     solved = sum(e["optimal_length"] is not None for e in entries)
     print(
@@ -153,7 +227,8 @@ def main() -> None:
             "mode), written by benchmarks/dataset_report.py --write-manifest. optimal_length "
             "is null where the search stopped at its time limit (time_limit, per entry) or "
             "its memory budget (then seconds < time_limit); lower_bound is then what it "
-            "proved.",
+            "proved, and witness (with --witnesses) a plan that reaches the goal, not "
+            "necessarily optimal, of upper_bound steps.",
             "seeds": list(datasets.DEFAULT_SEEDS),
             "instances": entries,
         }

@@ -5,7 +5,8 @@
   rejects the others (a wrong order where the description fixes one, a missing ingredient).
 * The bundled instances: every one of the 300 loads; the manifest lists each with its effective
   seed, and its optimal lengths are recomputed with the planner (the quick ones always; all of
-  them with ROBOTOUILLE_FULL_MANIFEST=1).
+  them with ROBOTOUILLE_FULL_MANIFEST=1); the witness plans of instances without a proven
+  optimum replay to their goals.
 * With an original checkout as the source (../shared), the instances are the original's.
 * The generator never produces a broken instance from a bundled task file (hypothesis).
 * The ``datasets`` CLI.
@@ -245,9 +246,14 @@ def test_every_bundled_instance_loads_and_the_manifest_lists_it() -> None:
             assert inst.optimal_length == entry["optimal_length"]
             if inst.optimal_length is None:
                 assert inst.step_limit is None
+                assert (inst.lower_bound, inst.upper_bound) == (
+                    entry["lower_bound"],
+                    entry.get("upper_bound"),
+                )
             else:
                 assert inst.step_limit == math.ceil(1.5 * inst.optimal_length)
                 assert env.max_steps == inst.step_limit
+                assert inst.lower_bound == inst.upper_bound == inst.optimal_length
     assert len(keys) == 300
     assert sorted(keys) == sorted(entries)
 
@@ -272,6 +278,25 @@ def test_manifest_optimum_equals_the_planners(entry: dict[str, Any]) -> None:
     assert env.goal_reached()
 
 
+def _witnessed_entries() -> list[dict[str, Any]]:
+    return [e for e in _manifest()["instances"] if "witness" in e]
+
+
+@pytest.mark.parametrize("entry", _witnessed_entries(), ids=lambda e: e["key"])
+def test_witness_plans_reach_their_goals(entry: dict[str, Any]) -> None:
+    """A witness (an instance without a proven optimum) proves it solvable, its optimum
+    bracketed between the proven lower bound and the witness's length."""
+    assert entry["optimal_length"] is None
+    assert entry["lower_bound"] <= entry["upper_bound"] == len(entry["witness"])
+    dataset_task, seed = entry["key"].rsplit(":", 1)
+    dataset, task = dataset_task.split("/")
+    (inst,) = datasets.load(dataset, seeds=[int(seed)], tasks=[task])
+    env = inst.load()
+    for i, action in enumerate(entry["witness"]):
+        _, _, terminated, _, _ = env.step(action)
+        assert terminated == (i == len(entry["witness"]) - 1)
+
+
 def test_solve_fills_in_lengths_the_manifest_lacks() -> None:
     (bundled,) = datasets.load("synchronous", seeds=[42], tasks=["0"])
     solved = datasets.load(
@@ -285,6 +310,19 @@ def test_solve_fills_in_lengths_the_manifest_lacks() -> None:
     assert solved[0].environment == bundled.environment
     assert solved[0].optimal_length == robotouille.optimal_length(bundled.load())
     assert solved[0].step_limit == datasets.step_limit(solved[0].optimal_length or 0)
+    assert solved[0].lower_bound == solved[0].upper_bound == solved[0].optimal_length
+
+
+def test_solve_keeps_the_bound_a_stopped_search_proved() -> None:
+    root = datasets.task_files("asynchronous")[0].parent.parent
+    (stopped,) = datasets.load(
+        "asynchronous", root, seeds=[42], tasks=["9"], solve=True, threads=1, time_limit=2
+    )
+    (bundled,) = datasets.load("asynchronous", seeds=[42], tasks=["9"])
+    assert stopped.optimal_length is None and stopped.step_limit is None
+    assert stopped.upper_bound is None
+    assert stopped.lower_bound is not None
+    assert 0 <= stopped.lower_bound <= (bundled.optimal_length or 0)
 
 
 def test_bad_arguments_are_clear() -> None:

@@ -81,6 +81,12 @@ class Instance:
         optimal_length: The optimal plan length from the initial state, or ``None`` when it is
             not known (not in the manifest, or the planner stopped at its limit).
         step_limit: ``ceil(1.5 x optimal_length)``, or ``None`` with it.
+        lower_bound: A proven lower bound on the optimal length (the optimal length where it
+            is known), or ``None``.
+        upper_bound: The length of a known plan (the optimal length where it is known; else
+            the manifest's witness, an ``"agenda"`` plan), or ``None``. Where the optimum is
+            unknown the paper's step limit is too; ``ceil(1.5 x upper_bound)`` is a generous
+            stand-in.
     """
 
     dataset: str
@@ -92,6 +98,8 @@ class Instance:
     mode: Mode
     optimal_length: int | None
     step_limit: int | None
+    lower_bound: int | None = None
+    upper_bound: int | None = None
 
     @property
     def key(self) -> str:
@@ -175,7 +183,7 @@ def load(
         tasks: Task names (or their leading numbers, e.g. ``"3"``) to keep; default all.
         solve: Compute with the planner the optimal length of every instance the manifest does
             not give (A*, one search per thread). Instances whose search stops at
-            ``time_limit`` keep ``None``.
+            ``time_limit`` keep ``None``, with the bound it proved as ``lower_bound``.
         threads: Planner threads for ``solve`` (default: the number of CPUs).
         time_limit: Seconds per search for ``solve`` (default: none).
         progress: Progress line on stderr while solving (default: when stderr is a terminal).
@@ -196,13 +204,13 @@ def load(
             names = ", ".join(p.stem for p in files)
             raise ValueError(f"unknown task(s) {sorted(unknown)} in {dataset} (tasks: {names})")
         files = [p for p in files if p.stem in wanted or _number(p) in wanted]
-    lengths = _manifest_lengths() if source == "bundled" else {}
+    bounds = _manifest_bounds() if source == "bundled" else {}
     multi = dataset.startswith("multi_agent")
     instances = []
     for path in files:
         for seed in seeds:
             generated = generate(path, seed, keep_all_robots=multi)
-            optimal = lengths.get(_key(dataset, path.stem, seed))
+            lower, optimal, upper = bounds.get(_key(dataset, path.stem, seed), (None, None, None))
             instances.append(
                 Instance(
                     dataset=dataset,
@@ -214,6 +222,8 @@ def load(
                     mode="centralized",
                     optimal_length=optimal,
                     step_limit=None if optimal is None else step_limit(optimal),
+                    lower_bound=lower,
+                    upper_bound=upper,
                 )
             )
     if solve:
@@ -243,8 +253,13 @@ def _solve(
                 instances[index],
                 optimal_length=result.length,
                 step_limit=step_limit(result.length),
+                lower_bound=result.length,
+                upper_bound=result.length,
             )
-        elif not isinstance(result, SearchLimitError):
+        elif isinstance(result, SearchLimitError):
+            proven = max(instances[index].lower_bound or 0, result.stats.bound)  # type: ignore[attr-defined]
+            solved[index] = replace(instances[index], lower_bound=proven)
+        else:
             raise result
     return solved
 
@@ -277,16 +292,22 @@ def _dataset_dir(dataset: str, source: Source) -> Path:
     )
 
 
-_manifest_cache: dict[str, int] | None = None
+_Bounds = tuple[int | None, int | None, int | None]
+_manifest_cache: dict[str, _Bounds] | None = None
 
 
-def _manifest_lengths() -> dict[str, int]:
-    """``dataset/task:seed`` → optimal length, for the manifest's solved instances."""
+def _manifest_bounds() -> dict[str, _Bounds]:
+    """``dataset/task:seed`` → (lower bound, optimal length, upper bound) from the manifest."""
     global _manifest_cache
     if _manifest_cache is None:
         path = manifest_path()
         entries = json.loads(path.read_text())["instances"] if path.is_file() else []
-        _manifest_cache = {
-            e["key"]: e["optimal_length"] for e in entries if e.get("optimal_length") is not None
-        }
+        _manifest_cache = {}
+        for e in entries:
+            optimal = e.get("optimal_length")
+            _manifest_cache[e["key"]] = (
+                e.get("lower_bound", optimal),
+                optimal,
+                e.get("upper_bound", optimal),
+            )
     return _manifest_cache
