@@ -452,9 +452,13 @@ def _agenda_run(
         left = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if left is not None and left <= 0:
             raise SearchLimitError("time_limit", totals())
-        found = _run(
-            stage, "astar", heuristic, stage_states, max_memory_bytes, left, cancel, symmetry
-        )
+        try:
+            found = _run(
+                stage, "astar", heuristic, stage_states, max_memory_bytes, left, cancel, symmetry
+            )
+        except (SearchLimitError, UnsolvableError) as failed:
+            stages.append(failed.stats)  # type: ignore[arg-type]
+            raise
         stages.append(found.stats)
         return found
 
@@ -467,7 +471,6 @@ def _agenda_run(
             try:
                 part = search(stage)
             except (SearchLimitError, UnsolvableError) as failed:
-                stages.append(failed.stats)  # type: ignore[arg-type]
                 # Over the stage budget counts as failing; the caller's own limits stop.
                 limit = failed.limit if isinstance(failed, SearchLimitError) else None
                 if limit is not None and (limit != "max_states" or stage_states == max_states):
@@ -505,8 +508,7 @@ def _agenda_run(
         walker.set_state(along[cut])
         try:
             tail = search(walker)
-        except (SearchLimitError, UnsolvableError) as failed:
-            stages.append(failed.stats)  # type: ignore[arg-type]
+        except (SearchLimitError, UnsolvableError):
             break
         if cut + tail.length < len(actions):
             actions = actions[:cut] + tail.actions
@@ -540,7 +542,8 @@ def plan(
             one stage. Then the plan's tail is planned again for the whole goal from ever
             earlier states along it (every :data:`AGENDA_POLISH_STRIDE` steps) while A*
             manages within the stage budget. The limits below apply to each stage, the time
-            limit to the whole.
+            limit to the whole. The plan's statistics add up the stages' (``initial_h`` and
+            ``bound`` are 0: the agenda proves no bound).
         heuristic: For A*: ``"projections"`` (default: the projection bound, maxed with the
             time bound when the task has delayed effects and that bound is the larger at the
             start), ``"lmcut"`` (LM-cut on the delete relaxation, maxed with the time bound),
