@@ -421,6 +421,9 @@ def _agenda_run(
     unreachable (wherever the goal holds, so does any part of it): UnsolvableError.
     """
     started = time.perf_counter()
+    # Steps are replayed on the whole task: a stage's last step reaches its goal, so in a stage
+    # env it would not pass the turn on (turn_based mode), where the whole task does.
+    walker = Env(env.task, mode=env.mode)
     state = env.get_state()
     actions: list[Any] = []
     structured: list[Any] = []
@@ -489,16 +492,16 @@ def _agenda_run(
                     swapped.add(key)
                     pending.extendleft([last, group])  # group first
                 continue
+            walker.set_state(state)
             for step in part.structured:
-                stage.step(step)
+                walker.step(step)
+            state = walker.get_state()
             actions += part.actions
             structured += part.structured
         before.append(previous)
         done.append(group)
-        state = stage.get_state()
     # Polish: the last steps, planned again for the whole goal from ever earlier states along
     # the plan while A* manages within the budgets, become an optimal tail.
-    walker = Env(env.task, mode=env.mode)
     walker.set_state(env.get_state())
     along = [walker.get_state()]
     for step in structured:
