@@ -56,6 +56,13 @@ _ALGORITHMS = ("astar", "bfs", "agenda")
 _HEURISTICS = ("projections", "lmcut", "time", "all")
 AGENDA_STAGE_STATES = 1_000_000
 """States one stage of the ``"agenda"`` algorithm may store before it counts as failed."""
+AGENDA_STAGE_PROJECTION_LIMITS: dict[str, float] = {
+    "max_states": 20_000,
+    "max_total_states": 200_000,
+    "upgrade_total_states": 0,
+}
+"""Smaller caps on the projection bound's tables for the agenda's stages, which are short: on
+multi_agent/8 building the default tables took 7-10 s per stage, most of the agenda's time."""
 AGENDA_POLISH_STRIDE = 4
 """Steps the agenda's polishing moves back along its plan between two searches."""
 
@@ -299,6 +306,7 @@ def _run(
     time_limit: float | None,
     cancel: Callable[[], bool] | None,
     symmetry: bool = True,
+    projection_limits: dict[str, float] | None = None,
 ) -> Plan:
     core = env.task.core
     # The tables are built in Python once per task; the time limit covers that too.
@@ -349,6 +357,7 @@ def _run(
         projections=projection_tables,
         packing=packing_tables,
         projection_task=projection_task,
+        projection_limits=projection_limits,
         relocations=_relocation_tables(env),
     )
     stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
@@ -451,13 +460,21 @@ def _agenda_run(
             }
         )
 
-    def search(stage: Env) -> Plan:
+    def search(stage: Env, limits: dict[str, float] | None = None) -> Plan:
         left = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if left is not None and left <= 0:
             raise SearchLimitError("time_limit", totals())
         try:
             found = _run(
-                stage, "astar", heuristic, stage_states, max_memory_bytes, left, cancel, symmetry
+                stage,
+                "astar",
+                heuristic,
+                stage_states,
+                max_memory_bytes,
+                left,
+                cancel,
+                symmetry,
+                limits,
             )
         except (SearchLimitError, UnsolvableError) as failed:
             stages.append(failed.stats)  # type: ignore[arg-type]
@@ -472,7 +489,7 @@ def _agenda_run(
         stage.set_state(state)
         if not stage.goal_reached():
             try:
-                part = search(stage)
+                part = search(stage, AGENDA_STAGE_PROJECTION_LIMITS)
             except (SearchLimitError, UnsolvableError) as failed:
                 # Over the stage budget counts as failing; the caller's own limits stop.
                 limit = failed.limit if isinstance(failed, SearchLimitError) else None
