@@ -556,14 +556,16 @@ def plan(
         algorithm: ``"astar"`` (default) or ``"bfs"``; or ``"agenda"`` for a plan that is not
             necessarily optimal, on tasks too large to solve optimally. The agenda reaches the
             goal's atoms one more at a time, in the goal's order, each stage an A* plan from
-            where the last ended. A stage that cannot follow the one before it (soup poured
-            into its bowl before it boils), or stores more than :data:`AGENDA_STAGE_STATES`
-            states, goes before it instead; where neither order works the two are planned as
-            one stage. Then the plan's tail is planned again for the whole goal from ever
-            earlier states along it (every :data:`AGENDA_POLISH_STRIDE` steps) while A*
-            manages within the stage budget. The limits below apply to each stage, the time
-            limit to the whole. The plan's statistics add up the stages' (``initial_h`` and
-            ``bound`` are 0: the agenda proves no bound).
+            where the last ended (its bound's tables capped by
+            :data:`AGENDA_STAGE_PROJECTION_LIMITS`). A stage that cannot follow the one before
+            it (soup poured into its bowl before it boils), or stores more than
+            :data:`AGENDA_STAGE_STATES` states, goes before it instead; where neither order
+            works the two are planned as one stage. Then the plan's tail is planned again for
+            the whole goal from ever earlier states along it (every
+            :data:`AGENDA_POLISH_STRIDE` steps) while A* manages within the stage budget. The
+            limits below apply to each stage, the time limit to the whole. The plan's
+            statistics add up the stages' (``initial_h`` and ``bound`` are 0: the agenda
+            proves no bound).
         heuristic: For A*: ``"projections"`` (default: the projection bound, maxed with the
             time bound when the task has delayed effects and that bound is the larger at the
             start), ``"lmcut"`` (LM-cut on the delete relaxation, maxed with the time bound),
