@@ -20,6 +20,7 @@ from robotouille.__main__ import main
 from .test_planning import (
     RANDOM_PROBLEMS,
     _knife_problem,
+    load_problem,
     python_bfs,
     replay,
     solvable_problems,
@@ -68,10 +69,8 @@ def test_agenda_plans_reach_random_reachable_goals(
     problem: tuple[dict[str, Any], dict[str, Any], str],
 ) -> None:
     """On random small problems in every mode, whose goals a random walk made true."""
-    domain_doc, env_doc, mode = problem
-    try:
-        env = robotouille.load(env_doc, domain_doc, mode=mode)  # type: ignore[arg-type]
-    except robotouille.SpecError:
+    env = load_problem(problem)
+    if env is None:
         return
     try:
         optimum = python_bfs(env, max_states=3000)

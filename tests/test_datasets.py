@@ -258,6 +258,14 @@ def test_every_bundled_instance_loads_and_the_manifest_lists_it() -> None:
     assert sorted(keys) == sorted(entries)
 
 
+def _entry_env(entry: dict[str, Any]) -> robotouille.Env:
+    """The instance a manifest entry names (``dataset/task:seed``), loaded."""
+    dataset_task, seed = entry["key"].rsplit(":", 1)
+    dataset, task = dataset_task.split("/")
+    (inst,) = datasets.load(dataset, seeds=[int(seed)], tasks=[task])
+    return inst.load()
+
+
 def _recomputed_entries() -> list[dict[str, Any]]:
     entries = [e for e in _manifest()["instances"] if e["optimal_length"] is not None]
     if os.environ.get("ROBOTOUILLE_FULL_MANIFEST") == "1":
@@ -267,10 +275,7 @@ def _recomputed_entries() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("entry", _recomputed_entries(), ids=lambda e: e["key"])
 def test_manifest_optimum_equals_the_planners(entry: dict[str, Any]) -> None:
-    dataset_task, seed = entry["key"].rsplit(":", 1)
-    dataset, task = dataset_task.split("/")
-    (inst,) = datasets.load(dataset, seeds=[int(seed)], tasks=[task])
-    env = inst.load()
+    env = _entry_env(entry)
     plan = robotouille.plan(env)
     assert plan.length == entry["optimal_length"]
     for action in plan.actions:
@@ -288,10 +293,7 @@ def test_witness_plans_reach_their_goals(entry: dict[str, Any]) -> None:
     bracketed between the proven lower bound and the witness's length."""
     assert entry["optimal_length"] is None
     assert entry["lower_bound"] <= entry["upper_bound"] == len(entry["witness"])
-    dataset_task, seed = entry["key"].rsplit(":", 1)
-    dataset, task = dataset_task.split("/")
-    (inst,) = datasets.load(dataset, seeds=[int(seed)], tasks=[task])
-    env = inst.load()
+    env = _entry_env(entry)
     for i, action in enumerate(entry["witness"]):
         _, _, terminated, _, _ = env.step(action)
         assert terminated == (i == len(entry["witness"]) - 1)
