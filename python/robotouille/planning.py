@@ -536,6 +536,11 @@ def _agenda_run(
     return Plan(actions, structured, len(actions), "agenda", env.mode, totals())
 
 
+def _runner(algorithm: str) -> Callable[..., Plan]:
+    """The function that plans with this algorithm: :func:`_agenda_run` or :func:`_run`."""
+    return _agenda_run if algorithm == "agenda" else _run
+
+
 def plan(
     env: Env,
     algorithm: Algorithm = "astar",
@@ -589,8 +594,9 @@ def plan(
     """
     limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
     _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
-    run = _agenda_run if algorithm == "agenda" else _run
-    return run(env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None, symmetry)
+    return _runner(algorithm)(
+        env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None, symmetry
+    )
 
 
 def optimal_length(env: Env, algorithm: Algorithm = "astar", **limits: Any) -> int:
@@ -650,7 +656,7 @@ def plan_many(
     stop = threading.Event()
     results: list[Any] = [None] * len(envs)
 
-    run = _agenda_run if algorithm == "agenda" else _run
+    run = _runner(algorithm)
 
     def work(i: int) -> Plan:
         return run(
