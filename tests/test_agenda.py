@@ -37,19 +37,28 @@ def test_an_agenda_plan_replays_to_the_goal_and_is_no_shorter_than_the_optimum()
 
 
 def test_a_stage_that_cannot_follow_the_one_before_goes_before_it(monkeypatch: Any) -> None:
-    """The soup's goal lists "the soup is in the bowl" before "the soup boils": boiling water
-    already poured into a bowl cannot be boiled, so the agenda must boil it first. Adding the
-    potato after pouring is reachable but long (a second soup): the stage budget (small here,
-    to keep the test quick) counts that as a failure too."""
+    """The soup's goal lists "the soup is in the bowl" before "the soup boils": water already
+    poured into a bowl cannot be boiled, so the agenda must boil it first. The stage after the
+    pour has the poured water as its soup (the reached atoms' variables stay bound), and the
+    bound proves it a dead end at the stage's start: the water never goes back into a pot."""
     monkeypatch.setattr(planning, "AGENDA_STAGE_STATES", 20_000)
     stages: list[list[int]] = []
-    stage_env = planning._stage_env
+    failures: list[int] = []
+    stage_env, run = planning._stage_env, planning._run
 
-    def recording(env: robotouille.Env, atoms: Any) -> robotouille.Env:
+    def recording(env: robotouille.Env, atoms: Any, bound: Any = None) -> robotouille.Env:
         stages.append(list(atoms))
-        return stage_env(env, atoms)
+        return stage_env(env, atoms, bound)
+
+    def failing(*args: Any) -> planning.Plan:
+        try:
+            return run(*args)
+        except (SearchLimitError, UnsolvableError) as failed:
+            failures.append(failed.stats.initial_h)  # type: ignore[union-attr]
+            raise
 
     monkeypatch.setattr(planning, "_stage_env", recording)
+    monkeypatch.setattr(planning, "_run", failing)
     (inst,) = datasets.load("asynchronous", seeds=[42], tasks=["5"])
     env = inst.load()
     atoms = [a.predicate for a in env.task.problem.goal.atoms]
@@ -57,6 +66,7 @@ def test_a_stage_that_cannot_follow_the_one_before_goes_before_it(monkeypatch: A
     plan = robotouille.plan(env, "agenda")
     assert [0, 1] in stages and [1, 0] in stages  # in, then boiling: failed; swapped
     assert stages[-1][:3] == [1, 2, 0]  # boiled, potato added, then poured
+    assert failures and set(failures) == {-1}  # each failure was a dead end at its start
     # Polishing planned the whole goal again from ever earlier states along the plan: here it
     # got back far enough for an optimal plan.
     assert plan.length == inst.optimal_length == 21

@@ -42,17 +42,25 @@ DelayHeuristic::DelayHeuristic(const Task& task, int32_t parallel_actions, bool 
   build(task);
 }
 
-void DelayHeuristic::compute_node_adds(int32_t node, IntVec& out) const {
+void DelayHeuristic::compute_node_adds(int32_t node, IntVec& out, IntVec& owners) const {
   const TaskSpec& s = task_.spec;
   const EffectType type = type_of(s, node);
-  for (int32_t obj : task_.creatable(node)) {
-    if (s.exists_fact[obj] >= 0) out.push_back(s.exists_fact[obj]);
+  const IntVec made = task_.creatable(node);
+  for (int32_t obj : made) {
+    if (s.exists_fact[obj] >= 0) {
+      out.push_back(s.exists_fact[obj]);
+      owners.push_back(obj);
+    }
   }
   for (int32_t l = s.node_fx_begin[node]; l < s.node_cond_begin[node]; ++l) {
     // A failing conditional writes the negation of its effects: negative literals can add.
     if (s.lit_value[l] == 0 && type != EffectType::kConditional) continue;
     const IntVec facts = task_.literal_facts(node, l);
     out.insert(out.end(), facts.begin(), facts.end());
+    // literal_facts lists a created-object literal's fact once per object `made` holds.
+    for (size_t i = 0; i < facts.size(); ++i) {
+      owners.push_back(s.lit_created_stride[l] != 0 ? made[i] : -1);
+    }
   }
 }
 
@@ -89,13 +97,33 @@ void DelayHeuristic::build(const Task& task) {
     }
   }
   node_add_begin_.assign(1, 0);
-  IntVec own;
+  IntVec own, owners;
   for (int32_t n = 0; n < task.num_nodes; ++n) {
     own.clear();
-    compute_node_adds(n, own);
+    compute_node_adds(n, own, owners);
     node_adds_.insert(node_adds_.end(), own.begin(), own.end());
     node_add_begin_.push_back(static_cast<int32_t>(node_adds_.size()));
   }
+  // The facts only a creation adds, each about the object it creates. Without deletions an
+  // object that exists can never be created again: from a state where it exists, such a fact
+  // that is false stays false (prepare() blocks it). A real plan never makes it true, so the
+  // bounds stay admissible. With a deletion, an object may be created again: nothing is blocked.
+  const bool deletions = std::any_of(s.node_type.begin(), s.node_type.end(), [](int32_t t) {
+    return t == static_cast<int32_t>(EffectType::kDeletion);
+  });
+  IntVec origin(static_cast<size_t>(task.num_facts), -2);  // -2 never added, -1 not only
+  auto note = [&](int32_t f, int32_t obj) {
+    origin[f] = origin[f] == -2 || origin[f] == obj ? obj : -1;
+  };
+  for (size_t k = 0; k < node_adds_.size(); ++k) note(node_adds_[k], owners[k]);
+  for (size_t k = 0; k < s.eff_fact.size(); ++k) {
+    if (s.eff_value[k] != 0) note(s.eff_fact[k], -1);
+  }
+  created_facts_.assign(static_cast<size_t>(task.num_objects), {});
+  for (int32_t f = 0; f < task.num_facts && !deletions; ++f) {
+    if (origin[f] >= 0) created_facts_[origin[f]].push_back(f);
+  }
+  blocked_.assign(static_cast<size_t>(task.num_facts), 0);
 
   // Per grounding: the o_g adds (with latencies) and its top-most repetitive nodes.
   struct Draft {
@@ -346,6 +374,17 @@ void DelayHeuristic::pending_of_template(const int32_t* counters, int32_t node, 
 void DelayHeuristic::prepare(const uint64_t* words, const int32_t* counters) {
   true_relevant(task_, words, relevant_, stack_);
   const TaskSpec& s = task_.spec;
+  auto holds = [&](int32_t f) { return (words[f / 64] >> (f % 64)) & 1; };
+  for (int32_t f : blocked_list_) blocked_[f] = 0;
+  blocked_list_.clear();
+  for (int32_t obj = 0; obj < task_.num_objects; ++obj) {
+    if (created_facts_[obj].empty() || s.exists_fact[obj] < 0 || !holds(s.exists_fact[obj])) {
+      continue;
+    }
+    for (int32_t f : created_facts_[obj]) {
+      if (!holds(f)) blocked_[f] = 1, blocked_list_.push_back(f);
+    }
+  }
   const auto num_ops = static_cast<int32_t>(op_cost_.size());
   for (int32_t o = 0; o < num_ops; ++o) {
     const int32_t n = op_rep_node_[o];
@@ -377,7 +416,7 @@ int32_t DelayHeuristic::hmax(bool with_times) {
   for (int32_t o = 0; o < num_ops; ++o) unsat_[o] = op_pre_begin_[o + 1] - op_pre_begin_[o];
   for (IntVec& b : buckets_) b.clear();
   auto push = [&](int32_t f, int32_t v) {
-    if (v >= value_[f]) return;
+    if (v >= value_[f] || (f < task_.num_facts && blocked_[f])) return;
     value_[f] = v;
     if (static_cast<size_t>(v) >= buckets_.size()) buckets_.resize(static_cast<size_t>(v) + 1);
     buckets_[v].push_back(f);

@@ -391,14 +391,70 @@ def _goal_part(goal: Goal, atoms: Sequence[int]) -> Goal:
     )
 
 
-def _stage_env(env: Env, atoms: Sequence[int]) -> Env:
+def _goal_binding(goal: Goal, atoms: Sequence[int], true: set[str]) -> dict[int, str] | None:
+    """Values for the variables of these goal atoms that make them all true, or None.
+
+    ``true`` holds the state's true predicates as :meth:`Env.true_predicates` names them. The
+    variables of one group take distinct values, as in the goal's own matching.
+    """
+    kept = [goal.atoms[i] for i in atoms]
+    order = sorted({a for atom in kept for a in atom.args if isinstance(a, int)})
+    values: dict[int, str] = {}
+
+    def holds(atom: GoalAtom) -> bool:
+        names = [values[a] if isinstance(a, int) else a for a in atom.args]
+        return f"{atom.predicate}({','.join(names)})" in true
+
+    def extend(depth: int) -> bool:
+        if depth == len(order):
+            return True
+        var = order[depth]
+        group = goal.variables[var].group
+        taken = {x for v, x in values.items() if goal.variables[v].group == group}
+        for candidate in goal.variables[var].candidates:
+            if candidate in taken:
+                continue
+            values[var] = candidate
+            settled = [
+                a
+                for a in kept
+                if var in a.args and all(not isinstance(x, int) or x in values for x in a.args)
+            ]
+            if all(holds(a) for a in settled) and extend(depth + 1):
+                return True
+            del values[var]
+        return False
+
+    return dict(values) if extend(0) else None
+
+
+def _stage_env(env: Env, atoms: Sequence[int], bound: dict[int, str] | None = None) -> Env:
     """The env's task with only the goal atoms at these indices, in the env's mode.
 
+    ``bound`` fixes goal variables (by index in the whole goal) to one object each; the other
+    variables of their groups lose those objects from their candidates, as the goal's distinct
+    values require (the bounds relax unshared variables per atom and would not see that).
     The goal takes no part in the state's layout, so states move between the two unchanged;
     that is checked here rather than assumed.
     """
     task = env.task
-    problem = dataclasses.replace(task.problem, goal=_goal_part(task.problem.goal, atoms))
+    goal = task.problem.goal
+    if bound:
+        taken: dict[int, set[str]] = collections.defaultdict(set)
+        for i, name in bound.items():
+            taken[goal.variables[i].group].add(name)
+        goal = dataclasses.replace(
+            goal,
+            variables=tuple(
+                dataclasses.replace(v, candidates=(bound[i],))
+                if i in bound
+                else dataclasses.replace(
+                    v, candidates=tuple(c for c in v.candidates if c not in taken[v.group])
+                )
+                for i, v in enumerate(goal.variables)
+            ),
+        )
+    problem = dataclasses.replace(task.problem, goal=_goal_part(goal, atoms))
     stage = compile_task(task.domain, problem, pool_size=task.pool_size)
     if (stage.core.num_words, stage.core.num_counters, stage.objects) != (
         task.core.num_words,
@@ -428,6 +484,10 @@ def _agenda_run(
     it boils) goes back one stage and comes before it; where neither order works, the two
     become one stage. A first stage that cannot reach its atoms from the start proves the goal
     unreachable (wherever the goal holds, so does any part of it): UnsolvableError.
+
+    The goal variables of the atoms reached stay bound to the objects they were reached with
+    (the soup in the bowl is that water), so a stage that would have to undo them is usually a
+    dead end the bound sees at its start, not a search for a second soup to the stage budget.
     """
     started = time.perf_counter()
     # Steps are replayed on the whole task: a stage's last step reaches its goal, so in a stage
@@ -485,7 +545,10 @@ def _agenda_run(
     while pending:
         group = pending.popleft()
         previous = (state, len(actions))
-        stage = _stage_env(env, [i for g in (*done, group) for i in g])
+        reached = [i for g in done for i in g]
+        walker.set_state(state)
+        bound = _goal_binding(env.task.problem.goal, reached, set(walker.true_predicates()))
+        stage = _stage_env(env, [*reached, *group], bound)
         stage.set_state(state)
         if not stage.goal_reached():
             try:
@@ -562,7 +625,8 @@ def plan(
             necessarily optimal, on tasks too large to solve optimally. The agenda reaches the
             goal's atoms one more at a time, in the goal's order, each stage an A* plan from
             where the last ended (its bound's tables capped by
-            :data:`AGENDA_STAGE_PROJECTION_LIMITS`). A stage that cannot follow the one before
+            :data:`AGENDA_STAGE_PROJECTION_LIMITS`), keeping the objects the atoms reached so
+            far were reached with. A stage that cannot follow the one before
             it (soup poured into its bowl before it boils), or stores more than
             :data:`AGENDA_STAGE_STATES` states, goes before it instead; where neither order
             works the two are planned as one stage. Then the plan's tail is planned again for

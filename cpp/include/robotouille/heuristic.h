@@ -33,6 +33,11 @@
  * repetitive node needs r steps with an application), so the goal is reached no earlier than
  * time(s). In simultaneous mode up to P robots act per step: the cost bound is divided by P
  * (rounded up) and repetitive latencies become ceil(r / P). The heuristic is max(both).
+ * Objects made by creations: where the task has no deletion, an object that exists in s can
+ * never be created again, so a fact that only its creation adds and that is false in s stays
+ * false along every real plan from s. Such facts are blocked for s (never reached in the
+ * relaxation); the mapping above never needs them. This makes, e.g., a soup already poured
+ * into its bowl a dead end for "add more to it" (adding needs it in a pot).
  *
  * Ownership: a DelayHeuristic holds the relaxed task (immutable after construction) and
  * per-call scratch space, so one instance must be used by one thread at a time; it refers to
@@ -71,8 +76,9 @@ class DelayHeuristic {
   void build_goal(const Task& task);
   void add_op(const IntVec& pre, const IntVec& adds, const IntVec& lats, int32_t cost,
               int32_t rep_node);
-  // Adds of node `n`'s own literals (relaxed), into out (cached in node_adds_).
-  void compute_node_adds(int32_t node, IntVec& out) const;
+  // Adds of node `n`'s own literals (relaxed), into out (cached in node_adds_), and into
+  // owners for each the object it is a fact of as the node's created object (else -1).
+  void compute_node_adds(int32_t node, IntVec& out, IntVec& owners) const;
   // Collects (fact, latency) of the subtree of `node` (latency of its activation = base).
   void subtree_adds(int32_t node, int32_t base, bool stop_at_repetitive, IntVec& facts,
                     IntVec& latencies, IntVec* repetitive) const;
@@ -99,6 +105,8 @@ class DelayHeuristic {
   IntVec node_template_;          // node -> its template
   IntVec node_add_begin_, node_adds_;  // node -> its own literals' relaxed adds (CSR)
   IntVec relevant_;               // fact -> 1 if it can matter for the goal
+  std::vector<IntVec> created_facts_;  // object -> the facts only its creation adds
+  IntVec blocked_, blocked_list_;      // per state: facts of existing objects that stay false
   std::vector<std::pair<int32_t, int32_t>> atom_links_;  // (task fact, atom instance)
   std::vector<IntVec> goal_sets_;  // per key assignment: the atom instances TOP needs
   // Scratch.
