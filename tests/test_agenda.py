@@ -16,6 +16,7 @@ from hypothesis import given, settings
 import robotouille
 from robotouille import SearchLimitError, UnsolvableError, datasets, planning
 from robotouille.__main__ import main
+from robotouille.problem import Goal, GoalAtom, GoalVar
 
 from .test_planning import (
     RANDOM_PROBLEMS,
@@ -71,6 +72,42 @@ def test_a_stage_that_cannot_follow_the_one_before_goes_before_it(monkeypatch: A
     # got back far enough for an optimal plan.
     assert plan.length == inst.optimal_length == 21
     replay(env, plan)
+
+
+def test_the_reached_atoms_bind_their_variables_to_distinct_objects() -> None:
+    """Two waters in one group: each takes a different object, the one its atoms hold for."""
+    water = GoalVar("water", "1", 0, ("water1", "water2"))
+    other = GoalVar("water", "2", 0, ("water1", "water2"))
+    bowl = GoalVar("bowl", "3", 1, ("bowl1", "bowl2"))
+    goal = Goal(
+        atoms=(
+            GoalAtom("isboiling", (0,)),
+            GoalAtom("isboiling", (1,)),
+            GoalAtom("in", (0, 2)),
+        ),
+        variables=(water, other, bowl),
+    )
+    true = {"isboiling(water1)", "isboiling(water2)", "in(water2,bowl1)"}
+    assert planning._goal_binding(goal, [0, 1], true) == {0: "water1", 1: "water2"}
+    assert planning._goal_binding(goal, [0, 2], true) == {0: "water2", 2: "bowl1"}
+    assert planning._goal_binding(goal, [0, 1, 2], true) == {0: "water2", 1: "water1", 2: "bowl1"}
+    assert planning._goal_binding(goal, [1], {"isboiling(water2)"}) == {1: "water2"}
+    assert planning._goal_binding(goal, [0, 1], {"isboiling(water2)"}) is None
+    assert planning._goal_binding(goal, [], set()) == {}
+
+
+def test_a_stage_keeps_the_bound_objects_and_drops_them_from_their_groups() -> None:
+    (inst,) = datasets.load("multi_agent", seeds=[42], tasks=["10"])  # two soups
+    env = inst.load()
+    goal = env.task.problem.goal
+    waters = [i for i, v in enumerate(goal.variables) if v.arg == "water"]
+    assert len(waters) == 2 and goal.variables[waters[1]].candidates == ("water1", "water2")
+    atoms = [i for i, a in enumerate(goal.atoms) if set(a.args) & set(waters)]
+    stage = planning._stage_env(env, atoms, {waters[0]: "water1"})
+    assert [v.candidates for v in stage.task.problem.goal.variables if v.arg == "water"] == [
+        ("water1",),
+        ("water2",),
+    ]
 
 
 @settings(RANDOM_PROBLEMS, max_examples=120)
