@@ -41,3 +41,26 @@ def test_plan(
     benchmark.extra_info["expanded_per_s"] = plan.stats.expanded / max(plan.stats.seconds, 1e-9)
     benchmark.extra_info["bytes_per_state"] = plan.stats.bytes / max(plan.stats.stored, 1)
     benchmark.extra_info["packed_state_bytes"] = plan.stats.state_bytes
+
+
+def test_the_dataset_report_keeps_the_shorter_witness() -> None:
+    """``dataset_report.py --witnesses --improve-witnesses`` replaces only longer witnesses."""
+    import dataset_report
+
+    (inst,) = robotouille.datasets.load("synchronous", seeds=[42], tasks=["0"])
+    optimum = robotouille.optimal_length(inst.load())
+
+    def entries() -> list[dict[str, Any]]:
+        return [
+            {"key": inst.key, "optimal_length": None, "upper_bound": bound, "witness": ["old"]}
+            for bound in (optimum + 5, optimum)
+        ]
+
+    kept = entries()
+    dataset_report._add_witnesses(kept, [inst], 1, 60.0, 1.0)
+    assert kept == entries()  # without improve, entries with a witness are not planned
+    improved = entries()
+    dataset_report._add_witnesses(improved, [inst], 1, 60.0, 1.0, improve=True)
+    assert optimum <= improved[0]["upper_bound"] < optimum + 5
+    assert improved[0]["witness"] != ["old"]
+    assert improved[1] == entries()[1]  # not shorter: kept
