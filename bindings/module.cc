@@ -552,10 +552,11 @@ NB_MODULE(_core, m) {
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
          nb::object projections, nb::object packing, nb::object projection_task,
-         nb::object projection_limits, std::vector<int32_t> relocations) {
+         nb::object projection_limits, std::vector<int32_t> relocations, int32_t weight) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
+        o.weight = weight;
         if (!packing.is_none()) {
           int_fields(nb::cast<nb::dict>(packing), "packing",
                      {{"group_begin", &o.pack_group_begin},
@@ -630,7 +631,7 @@ NB_MODULE(_core, m) {
       nb::arg("projections").none() = nb::none(), nb::arg("packing").none() = nb::none(),
       nb::arg("projection_task").none() = nb::none(),
       nb::arg("projection_limits").none() = nb::none(),
-      nb::arg("relocations") = std::vector<int32_t>{},
+      nb::arg("relocations") = std::vector<int32_t>{}, nb::arg("weight") = 1,
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
@@ -641,8 +642,9 @@ NB_MODULE(_core, m) {
       "upgrade_total_states, upgrade_seconds) and exact_timers (true: keep every timer's exact "
       "progress, for comparisons; see projection.h), or None. relocations: per grounding, the "
       "robot it only moves between stations, or -1 (in centralized mode a robot that just moved "
-      "is offered neither a move nor a no-op; see search.h), or empty for none. The GIL is "
-      "released while searching.");
+      "is offered neither a move nor a no-op; see search.h), or empty for none. weight: A* with "
+      "f = g + weight * h; above 1 the plan is not necessarily optimal (see search.h). The GIL "
+      "is released while searching.");
 
   m.def(
       "heuristic_value",

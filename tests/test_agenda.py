@@ -74,6 +74,26 @@ def test_a_stage_that_cannot_follow_the_one_before_goes_before_it(monkeypatch: A
     replay(env, plan)
 
 
+def test_a_stage_over_the_optimal_budget_is_planned_with_weighted_astar(monkeypatch: Any) -> None:
+    monkeypatch.setattr(planning, "AGENDA_OPTIMAL_STAGE_STATES", 5)
+    weights: list[int] = []
+    run = planning._run
+
+    def recording(*args: Any) -> planning.Plan:
+        weights.append(args[-1])
+        return run(*args)
+
+    monkeypatch.setattr(planning, "_run", recording)
+    (inst,) = datasets.load("synchronous", seeds=[42], tasks=["2"])
+    env = inst.load()
+    plan = robotouille.plan(env, "agenda")
+    # Each stage first tries optimal A* (weight 1), which runs out of its 5 states, then weighted
+    # A*; polishing (the whole goal, after the stages) stays optimal.
+    assert planning.AGENDA_STAGE_WEIGHT in weights and weights[0] == 1
+    assert plan.length >= 24  # the optimum (test_weighted_astar_plans_within_...)
+    replay(env, plan)
+
+
 def test_the_reached_atoms_bind_their_variables_to_distinct_objects() -> None:
     """Two waters in one group: each takes a different object, the one its atoms hold for."""
     water = GoalVar("water", "1", 0, ("water1", "water2"))

@@ -29,6 +29,7 @@ from robotouille import (
     SearchLimitError,
     UnsolvableError,
     _core,
+    datasets,
     planning,
 )
 from robotouille.__main__ import main
@@ -399,6 +400,22 @@ def test_an_unreachable_goal_is_reported() -> None:
         with pytest.raises(UnsolvableError):
             robotouille.plan(env, algorithm)  # type: ignore[arg-type]
     assert python_bfs(env, 1000) is None
+
+
+@pytest.mark.parametrize("task", ["2", "6", "7"])
+def test_weighted_astar_plans_within_its_weight_of_the_optimum(task: str) -> None:
+    """Weighted A* (the agenda's fallback for its stages) gives up optimality, boundedly."""
+    (inst,) = datasets.load("synchronous", seeds=[42], tasks=[task])
+    env = inst.load()
+    optimum = robotouille.optimal_length(env)
+    for weight in (2, 3):
+        plan = planning._run(env, "astar", "projections", None, None, None, None, weight=weight)
+        assert optimum <= plan.length <= weight * optimum
+        assert plan.stats.bound == 0  # proves no bound
+        replay(env, plan)
+        env.reset()
+    with pytest.raises(ValueError, match="weight"):
+        planning._run(env, "astar", "projections", None, None, None, None, weight=0)
 
 
 @pytest.mark.parametrize("algorithm", ["astar", "bfs"])

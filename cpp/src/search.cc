@@ -295,6 +295,7 @@ class Searcher {
     for (int32_t r : options.robots) {
       if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
     }
+    if (options.weight < 1) throw std::invalid_argument("the A* weight must be at least 1");
     width_ = options.mode == PlanMode::kSimultaneous ? players : 1;
     no_op_.resize(static_cast<size_t>(task.num_groundings));
     for (int32_t g = 0; g < task.num_groundings; ++g) {
@@ -690,10 +691,11 @@ class Searcher {
     const int32_t h0 = evaluate(words_.data(), counters_.data());
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
+    const int32_t w = options_.weight;
     h_.push_back(static_cast<uint16_t>(h0));
-    push_open(root, 0, h0);
+    push_open(root, 0, w * h0);
     for (size_t f = 0; f < open_.size(); ++f) {
-      stats_.bound = static_cast<int32_t>(f);
+      if (w == 1) stats_.bound = static_cast<int32_t>(f);
       for (;;) {
         // Highest g first within an f layer: deeper states are closer to a goal.
         auto& by_g = open_[f];
@@ -703,8 +705,9 @@ class Searcher {
         const uint32_t id = by_g.back().back();
         by_g.back().pop_back();
         if (g_[id] != g) continue;  // re-opened with a smaller g since
-        // A successor left out at the state limit could have had a smaller f than this goal.
-        if (full_) return SearchStatus::kStateLimit;
+        // A successor left out at the state limit could have had a smaller f than this goal
+        // (which only matters for an optimal plan).
+        if (full_ && w == 1) return SearchStatus::kStateLimit;
         if (flags_[id] & kGoalFlag) {
           extract(id, result);
           return SearchStatus::kSolved;
@@ -724,8 +727,8 @@ class Searcher {
           }
           if (late > h_[id]) {
             h_[id] = static_cast<uint16_t>(std::min(late, 0xFFFE));
-            if (g + h_[id] > static_cast<int32_t>(f)) {
-              push_open(id, g, g + h_[id]);
+            if (g + w * h_[id] > static_cast<int32_t>(f)) {
+              push_open(id, g, g + w * h_[id]);
               continue;
             }
           }
@@ -759,7 +762,7 @@ class Searcher {
             h_.push_back(static_cast<uint16_t>(std::min(h, 0xFFFE)));
             // Pathmax: a child's f never drops below its parent's (h may be inconsistent),
             // so it is never pushed below the layer being expanded.
-            push_open(child, child_g, std::max(child_g + h, static_cast<int32_t>(f)));
+            push_open(child, child_g, std::max(child_g + w * h, static_cast<int32_t>(f)));
           } else if (child_g < g_[child] && h_[child] != kDeadH) {
             parent_[child] = id;
             action_[child] = record_action(groundings, n);
@@ -767,14 +770,14 @@ class Searcher {
             // The pruning below this state follows its (new) parent step.
             flags_[child] = static_cast<uint8_t>(
                 (flags_[child] & ~(kMoverMask | kExpandedFlag | kRestFlag)) | mover_bits_);
-            push_open(child, child_g, std::max(child_g + h_[child], static_cast<int32_t>(f)));
+            push_open(child, child_g, std::max(child_g + w * h_[child], static_cast<int32_t>(f)));
           } else if (child_g == g_[child] && h_[child] != kDeadH) {
             const uint8_t before = flags_[child];
             if (relax_mover(child) && (before & kExpandedFlag)) {
               // Expanded with a pruning that this equally short step does not ask for: once
               // more, for the skipped successors only.
               flags_[child] = static_cast<uint8_t>((before & ~kExpandedFlag) | kRestFlag);
-              push_open(child, child_g, std::max(child_g + h_[child], static_cast<int32_t>(f)));
+              push_open(child, child_g, std::max(child_g + w * h_[child], static_cast<int32_t>(f)));
             }
           }
         });

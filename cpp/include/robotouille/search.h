@@ -28,6 +28,8 @@
  * projection bound at the start, and it is deferred: a generated state gets the projection
  * value, and the rest is computed when it is popped; if that raises its f it goes back to the
  * open list (admissible either way, so optimality is unaffected).
+ * Weighted A* (weight w > 1, for plans that need not be optimal): f = g + w * h; the plan is
+ * then at most w times the optimum, and `bound` proves nothing (reported as 0).
  *
  * Symmetry reduction (optional, symmetry.h): every generated state, the start included, is
  * replaced by its orbit's representative before it is stored, evaluated or expanded; goal
@@ -90,6 +92,7 @@ struct SearchOptions {
   Algorithm algorithm = Algorithm::kAstar;
   PlanMode mode = PlanMode::kCentralized;
   bool lmcut = true;             // A*: max(LM-cut, time) rather than the time bound alone
+  int32_t weight = 1;            // A*: f = g + weight * h; above 1 the plan is not optimal
   // A*: also the projection bound (projection.h), built from the start state; the heuristic
   // is then the max of it and the bounds above.
   std::shared_ptr<const ProjectionSpec> projections;
