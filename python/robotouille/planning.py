@@ -572,7 +572,7 @@ def _agenda_run(
         group = pending.popleft()
         previous = (state, len(actions))
         reached = [i for g in done for i in g]
-        walker.set_state(state)
+        walker.set_state(state)  # also where the stage's steps are replayed from, below
         bound = _goal_binding(env.task.problem.goal, reached, set(walker.true_predicates()))
         stage = _stage_env(env, [*reached, *group], bound)
         stage.set_state(state)
@@ -598,7 +598,6 @@ def _agenda_run(
                     swapped.add(key)
                     pending.extendleft([last, group])  # group first
                 continue
-            walker.set_state(state)
             for step in part.structured:
                 walker.step(step)
             state = walker.get_state()
