@@ -119,9 +119,14 @@ void DelayHeuristic::build(const Task& task) {
   for (size_t k = 0; k < s.eff_fact.size(); ++k) {
     if (s.eff_value[k] != 0) note(s.eff_fact[k], -1);
   }
-  created_facts_.assign(static_cast<size_t>(task.num_objects), {});
+  std::vector<IntVec> by_object(static_cast<size_t>(task.num_objects));
   for (int32_t f = 0; f < task.num_facts && !deletions; ++f) {
-    if (origin[f] >= 0) created_facts_[origin[f]].push_back(f);
+    if (origin[f] >= 0) by_object[origin[f]].push_back(f);
+  }
+  for (int32_t obj = 0; obj < task.num_objects; ++obj) {
+    if (!by_object[obj].empty() && s.exists_fact[obj] >= 0) {
+      created_facts_.emplace_back(s.exists_fact[obj], std::move(by_object[obj]));
+    }
   }
   blocked_.assign(static_cast<size_t>(task.num_facts), 0);
 
@@ -377,11 +382,9 @@ void DelayHeuristic::prepare(const uint64_t* words, const int32_t* counters) {
   auto holds = [&](int32_t f) { return (words[f / 64] >> (f % 64)) & 1; };
   for (int32_t f : blocked_list_) blocked_[f] = 0;
   blocked_list_.clear();
-  for (int32_t obj = 0; obj < task_.num_objects; ++obj) {
-    if (created_facts_[obj].empty() || s.exists_fact[obj] < 0 || !holds(s.exists_fact[obj])) {
-      continue;
-    }
-    for (int32_t f : created_facts_[obj]) {
+  for (const auto& [exists, facts] : created_facts_) {
+    if (!holds(exists)) continue;
+    for (int32_t f : facts) {
       if (!holds(f)) blocked_[f] = 1, blocked_list_.push_back(f);
     }
   }

@@ -105,7 +105,8 @@ class DelayHeuristic {
   IntVec node_template_;          // node -> its template
   IntVec node_add_begin_, node_adds_;  // node -> its own literals' relaxed adds (CSR)
   IntVec relevant_;               // fact -> 1 if it can matter for the goal
-  std::vector<IntVec> created_facts_;  // object -> the facts only its creation adds
+  // Per object some creation makes: its exists fact, and the facts only its creation adds.
+  std::vector<std::pair<int32_t, IntVec>> created_facts_;
   IntVec blocked_, blocked_list_;      // per state: facts of existing objects that stay false
   std::vector<std::pair<int32_t, int32_t>> atom_links_;  // (task fact, atom instance)
   std::vector<IntVec> goal_sets_;  // per key assignment: the atom instances TOP needs
