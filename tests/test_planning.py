@@ -452,6 +452,22 @@ def test_limits_stop_the_search_with_statistics() -> None:
     assert env.steps == 0 and not env.goal_reached()
 
 
+@needs_shared
+def test_memory_follows_the_stored_states() -> None:
+    """The reported memory (what max_memory_bytes is checked against) grows with the stored
+    states, not with a doubled capacity: 140,000 states is just past a power of two, where
+    vectors that double would hold almost twice what they use."""
+    env = robotouille.load(EXAMPLES / "synchronous/6_lettuce_tomato_cheeseburger.json")
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, "bfs", max_states=140_000)
+    stats = info.value.stats
+    assert stats.stored == 140_000
+    per_state = stats.state_bytes + 4 + 2 + 2 + 1  # row, parent, g, bound, flags
+    hash_slots = 23  # 8-byte slots, at least 35% full
+    block = 16_384 * per_state  # one partly filled block per table
+    assert stats.bytes <= stats.stored * (per_state + hash_slots) + block + 2**16
+
+
 def test_the_time_limit_covers_building_the_tables(monkeypatch: Any) -> None:
     """The bound's tables are built in Python before the search starts; a limit shorter than
     that stops the call with the time spent, and a longer one leaves the search the rest."""

@@ -238,31 +238,63 @@ class Packer {
   std::vector<IntVec> configs_;
 };
 
+// Append-only storage of entries of `width` values of T, in blocks of kBlockEntries entries.
+// Growing allocates one more block and never moves what is stored: no doubled capacity and no
+// second copy while a vector reallocates, so memory follows the size (within one block) and
+// the search's memory budget measures what it holds.
+template <typename T>
+class BlockArray {
+ public:
+  explicit BlockArray(size_t width = 1) : width_(width) {}
+
+  T* at(size_t i) { return blocks_[i >> kShift].get() + (i & kMask) * width_; }
+  const T* at(size_t i) const { return blocks_[i >> kShift].get() + (i & kMask) * width_; }
+  T& operator[](size_t i) { return *at(i); }
+  T operator[](size_t i) const { return *at(i); }
+
+  void append(const T* entry) {
+    if (size_ == blocks_.size() << kShift) {
+      blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlockEntries * width_));
+    }
+    std::copy(entry, entry + width_, at(size_++));
+  }
+  void push_back(T value) { append(&value); }  // width 1
+
+  size_t size() const { return size_; }
+  int64_t bytes() const {
+    return static_cast<int64_t>(blocks_.size() * kBlockEntries * width_ * sizeof(T) +
+                                blocks_.capacity() * sizeof(blocks_[0]));
+  }
+
+ private:
+  static constexpr int kShift = 14;
+  static constexpr size_t kBlockEntries = size_t{1} << kShift, kMask = kBlockEntries - 1;
+  size_t width_;
+  size_t size_ = 0;
+  std::vector<std::unique_ptr<T[]>> blocks_;
+};
+
 // Stored states: fixed-width rows plus an IdIndex of them (the visited set).
 class StateStore {
  public:
-  explicit StateStore(size_t width) : width_(width), index_(1 << 16) {}
+  explicit StateStore(size_t width) : width_(width), rows_(width), index_(1 << 16) {}
 
   // Returns (id, inserted).
   std::pair<uint32_t, bool> insert(const uint8_t* row) {
     const auto hash = static_cast<uint32_t>(hash_bytes(row, width_));
-    const auto found = index_.find_or_insert(hash, static_cast<uint32_t>(size_), [&](uint32_t id) {
+    const auto found = index_.find_or_insert(hash, static_cast<uint32_t>(size()), [&](uint32_t id) {
       return std::memcmp(at(id), row, width_) == 0;
     });
-    if (found.second) {
-      data_.insert(data_.end(), row, row + width_);
-      ++size_;
-    }
+    if (found.second) rows_.append(row);
     return found;
   }
-  const uint8_t* at(uint32_t id) const { return data_.data() + id * width_; }
-  size_t size() const { return size_; }
-  int64_t bytes() const { return static_cast<int64_t>(data_.capacity()) + index_.bytes(); }
+  const uint8_t* at(uint32_t id) const { return rows_.at(id); }
+  size_t size() const { return rows_.size(); }
+  int64_t bytes() const { return rows_.bytes() + index_.bytes(); }
 
  private:
   size_t width_;
-  size_t size_ = 0;
-  std::vector<uint8_t> data_;
+  BlockArray<uint8_t> rows_;
   IdIndex index_;
 };
 
@@ -296,7 +328,6 @@ class Searcher {
       if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
     }
     if (options.weight < 1) throw std::invalid_argument("the A* weight must be at least 1");
-    width_ = options.mode == PlanMode::kSimultaneous ? players : 1;
     no_op_.resize(static_cast<size_t>(task.num_groundings));
     for (int32_t g = 0; g < task.num_groundings; ++g) {
       no_op_[g] = task.spec.eff_begin[g] == task.spec.eff_begin[g + 1] &&
@@ -359,7 +390,6 @@ class Searcher {
     packer_.pack(words_.data(), counters_.data(), row_.data());
     const uint32_t root = store_.insert(row_.data()).first;
     parent_.push_back(kNone);
-    action_.push_back(-1);
     g_.push_back(0);
     flags_.push_back(0);
     if (goal_reached(task_, words_.data())) {
@@ -383,9 +413,8 @@ class Searcher {
   }
 
   int64_t memory() const {
-    int64_t total = store_.bytes() + packer_.bytes() + capacity_bytes(parent_) +
-                    capacity_bytes(action_) + capacity_bytes(g_) + capacity_bytes(h_) +
-                    capacity_bytes(flags_) + capacity_bytes(joint_);
+    int64_t total = store_.bytes() + packer_.bytes() + parent_.bytes() + g_.bytes() +
+                    h_.bytes() + flags_.bytes();
     for (const auto& by_g : open_) {
       for (const auto& ids : by_g) total += capacity_bytes(ids);
     }
@@ -545,11 +574,23 @@ class Searcher {
     return store_.insert(row_.data());
   }
 
-  int32_t record_action(const int32_t* groundings, int32_t n) {
-    if (width_ == 1) return groundings[0];
-    const auto index = static_cast<int32_t>(joint_.size() / static_cast<size_t>(width_));
-    joint_.insert(joint_.end(), groundings, groundings + n);
-    return index;
+  // A step from stored state `from` to stored state `to`, found again among from's successors
+  // (the search keeps no step per state: 4 bytes each, and a joint step's width in
+  // simultaneous mode). Any such step does: the plan only needs to reach the same states.
+  std::vector<int32_t> step_between(uint32_t from, uint32_t to) {
+    packer_.unpack(store_.at(from), words_.data(), counters_.data());
+    skip_robot_ = only_robot_ = -1;
+    std::vector<int32_t> found;
+    successors([&](const int32_t* groundings, int32_t n, int status) {
+      if (!found.empty() || (status & kStatusPoolExhausted)) return;
+      if (canon_) canon_->canonicalize(next_words_.data(), next_counters_.data(), nullptr);
+      packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
+      if (std::memcmp(row_.data(), store_.at(to), packer_.width()) == 0) {
+        found.assign(groundings, groundings + n);
+      }
+    });
+    if (found.empty()) throw std::logic_error("plan extraction: no step between stored states");
+    return found;
   }
 
   void extract(uint32_t goal, SearchResult& result) {
@@ -557,15 +598,7 @@ class Searcher {
     for (uint32_t id = goal; id != kNone; id = parent_[id]) path.push_back(id);
     std::reverse(path.begin(), path.end());
     std::vector<std::vector<int32_t>> plan;
-    for (size_t i = 1; i < path.size(); ++i) {
-      const int32_t a = action_[path[i]];
-      if (width_ == 1) {
-        plan.push_back({a});
-      } else {
-        const auto begin = joint_.begin() + static_cast<ptrdiff_t>(a) * width_;
-        plan.emplace_back(begin, begin + width_);
-      }
-    }
+    for (size_t i = 1; i < path.size(); ++i) plan.push_back(step_between(path[i - 1], path[i]));
     if (canon_) to_real_objects(path, plan);
     result.plan = std::move(plan);
   }
@@ -645,7 +678,6 @@ class Searcher {
           return;
         }
         parent_.push_back(id);
-        action_.push_back(record_action(groundings, n));
         g_.push_back(static_cast<uint16_t>(g_[id] + 1));
         flags_.push_back(mover_bits_);
         if (status & kStatusGoal) found = child;
@@ -750,7 +782,6 @@ class Searcher {
             bool pending = false;
             const int32_t h = goal ? 0 : evaluate_child(pending);
             parent_.push_back(id);
-            action_.push_back(record_action(groundings, n));
             g_.push_back(static_cast<uint16_t>(child_g));
             flags_.push_back(static_cast<uint8_t>((goal ? kGoalFlag : 0) |
                                                   (pending ? kPendingFlag : 0) | mover_bits_));
@@ -765,7 +796,6 @@ class Searcher {
             push_open(child, child_g, std::max(child_g + w * h, static_cast<int32_t>(f)));
           } else if (child_g < g_[child] && h_[child] != kDeadH) {
             parent_[child] = id;
-            action_[child] = record_action(groundings, n);
             g_[child] = static_cast<uint16_t>(child_g);
             // The pruning below this state follows its (new) parent step.
             flags_[child] = static_cast<uint8_t>(
@@ -807,11 +837,9 @@ class Searcher {
   std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)
   std::vector<int32_t> root_counters_;
   std::map<IntVec, int32_t> grounding_ids_;  // (action, args) -> grounding, for extraction
-  int32_t width_ = 1;
-  std::vector<uint32_t> parent_;
-  std::vector<int32_t> action_;
-  IntVec joint_;
-  std::vector<uint16_t> g_, h_;
+  // Per stored state: its parent (the step between them is found again; see step_between).
+  BlockArray<uint32_t> parent_;
+  BlockArray<uint16_t> g_, h_;
   static constexpr uint8_t kGoalFlag = 1, kPendingFlag = 2, kExpandedFlag = 4, kRestFlag = 8;
   // The upper bits of a state's flags: the code of the robot whose moves and no-ops its
   // expansion skips (0: none; see relax_mover), or with kRestFlag, the only ones it generates.
@@ -819,7 +847,7 @@ class Searcher {
   static constexpr uint8_t kMoverMask = static_cast<uint8_t>(0xFF << kMoverShift);
   static constexpr int32_t kMaxMovers = (0xFF >> kMoverShift);
   // Per state: kGoalFlag, kPendingFlag, kExpandedFlag and kRestFlag (A*), and the mover bits.
-  std::vector<uint8_t> flags_;
+  BlockArray<uint8_t> flags_;
   IntVec relocated_;    // per grounding: the robot it relocates, or -1 (empty: no pruning)
   std::vector<uint8_t> no_op_;  // per grounding: it has no effects (such as a wait)
   IntVec robot_code_;   // per object: its mover code (1, 2, ...), or 0

@@ -16,9 +16,12 @@
  * one (a state with two true throws std::logic_error: the set was no invariant). The counters
  * (few distinct values: they are non-zero only for running effects) are interned in a side
  * table and stored as a uint32.
- * Stored states live in one flat byte array indexed by id; a hash set of ids (open addressing,
- * each slot with the row's 32-bit hash) is the visited set; per-id parent, action and g give
- * the plan by walking back.
+ * Stored states live in fixed-size blocks of rows indexed by id, as do the per-id parent, g,
+ * bound and flags (growing never copies them, and memory follows the number of states); a
+ * hash set of ids (open addressing, each slot with the row's 32-bit hash) is the visited set.
+ * The plan is the walk back along parents; the step between a state and its parent is found
+ * again among the parent's successors (storing it would cost 4 bytes per state, a joint
+ * step's width in simultaneous mode).
  *
  * Optimality: BFS tests the goal when a state is generated and expands by layers, so the first
  * goal found is at minimal depth. A* pops the lowest f = g + h (ties: highest g) and stops when
