@@ -254,9 +254,9 @@ def test_a_bowl_pays_for_its_arrival_and_a_pot_does_not() -> None:
 
 
 def test_an_ingredient_is_carried_to_the_pot_before_it_goes_in() -> None:
-    """With one robot, a move comes between picking an ingredient up and adding it to the pot
-    (projection.h, "Hand-overs"); a state where the robot holds it away from the pot is read
-    with its fresh-pick bit set."""
+    """A move comes between picking an ingredient up and adding it to the pot (projection.h,
+    "Hand-overs"); a state where the robot holds it away from the pot is read with its
+    fresh-pick bit set."""
     env = _bundled("asynchronous", "5_potato_soup")
     task = env.task
     tables = find_projections(task)
@@ -277,9 +277,31 @@ def test_an_ingredient_is_carried_to_the_pot_before_it_goes_in() -> None:
         if action.startswith(f"Pick up {potato}"):
             assert after == before - 1  # the carry still ahead counts right after the pick
         before = after
-    # Two robots: the other robot could bring the pot, so there are no hand-overs.
-    tables = find_projections(_bundled("multi_agent", "7_onion_potato_tomato_soup").task)
-    assert not (tables.arrivals & 8).any() and len(tables.hand_over_places) == 0
+
+
+def test_hand_overs_with_two_robots() -> None:
+    """With two robots the other robot cannot bring the pot either: it would have to stand
+    where the holding robot stands. Each robot has its own fresh-pick bit; the bound rises and
+    stays within the steps to go along an optimal plan, whichever robot carries what."""
+    env = _bundled("multi_agent", "7_onion_potato_tomato_soup")
+    task = env.task
+    tables = find_projections(task)
+    slots = {int(code) // ARRIVAL_SLOT for code in tables.arrivals if code & 8}
+    assert slots == {0, 1}
+    places = tables.hand_over_places.reshape(-1, 3)
+    assert set(places[:, 0]) == {0, 1}
+    plain = dataclasses.replace(
+        tables, arrivals=tables.arrivals & ~8, hand_over_places=np.zeros(0, np.int64)
+    )
+    assert bound(env, **_as_lists(tables)) > bound(env, **_as_lists(plain))
+    plan = robotouille.plan(env)
+    carriers = set()
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        if " into " in action:
+            carriers.add(action.split()[-1])
+        env.step(action)
+    assert carriers == {"robot1", "robot2"}
 
 
 @settings(
@@ -722,9 +744,9 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("share", [-1, -1, -1, -1, 3, 3]),  # a full row sharing a fallback
         ("share", [-1]),
         ("share_templates", [1, 2]),
-        ("arrivals", [ARRIVAL_SLOT + 8] * len(good["arrivals"])),  # a hand-over by robot 2
         ("hand_over_places", [1]),
-        ("hand_over_places", [10**7, 10**7]),
+        ("hand_over_places", [0, 10**7, 10**7]),
+        ("hand_over_places", [-1, 0, 0]),
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

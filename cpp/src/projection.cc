@@ -240,14 +240,20 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
           "arrivals and groundings differ in size");
   for (int32_t a : spec.arrivals) {
     require(a >= 0 && a / kArrivalSlot < kMaxFacts, "arrival code out of range");
-    require(!(a & kArrivalHandOver) || a / kArrivalSlot == 0, "hand-overs need one robot");
   }
-  require(spec.hand_over_places.size() % 2 == 0, "hand_over_places holds pairs");
-  for (size_t k = 0; k < spec.hand_over_places.size(); k += 2) {
-    for (int32_t f : {spec.hand_over_places[k], spec.hand_over_places[k + 1]}) {
+  require(spec.hand_over_places.size() % 3 == 0, "hand_over_places holds triples");
+  for (size_t k = 0; k < spec.hand_over_places.size(); k += 3) {
+    const HandOverPlace place{spec.hand_over_places[k], spec.hand_over_places[k + 1],
+                              spec.hand_over_places[k + 2]};
+    require(place.slot >= 0 && place.slot < kMaxFacts, "hand-over robot slot out of range");
+    for (int32_t f : {place.robot_at, place.container_at}) {
       require(f >= 0 && f < task.num_facts, "hand-over place fact out of range");
     }
-    hand_over_places_.emplace_back(spec.hand_over_places[k], spec.hand_over_places[k + 1]);
+    const TaskSpec& ts = task.spec;
+    const auto at = static_cast<size_t>(place.robot_at) * static_cast<size_t>(ts.fact_args_width);
+    require(at < ts.fact_args.size() && ts.fact_args[at] >= 0,
+            "hand-over place: a robot position fact names no robot");
+    hand_over_places_.push_back(place);
   }
   if (!spec.colocated_begin.empty()) {
     check_csr(spec.colocated_begin, n, spec.colocated.size() / 3, "colocated_begin");
@@ -984,7 +990,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // while enumerating, so that a projection too large for it fails early).
   max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
-  // Then, with hand-overs (one robot), the fresh-pick bit.
+  // Then, with hand-overs, one fresh-pick bit per robot slot.
   int32_t robot_slots = 0;
   bool hand_overs = false;
   for (int32_t j = spec.grounding_begin[index];
@@ -1002,9 +1008,20 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     if (hand_overs) p.picked_bit = p.arrival_bit + robot_slots;
   }
   if (p.picked_bit >= 0) {
+    // Each slot's robot: the first argument of its position facts among the places.
+    IntVec slot_robot(static_cast<size_t>(robot_slots), -1);
+    for (const HandOverPlace& place : hand_over_places_) {
+      if (place.slot < robot_slots) {
+        slot_robot[place.slot] =
+            s.fact_args[static_cast<size_t>(place.robot_at) * s.fact_args_width];
+      }
+    }
+    p.slot_holds.assign(static_cast<size_t>(robot_slots), Bits{});
     for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
       const int32_t bit = bit_of[spec.hold_facts[2 * k + 1]];
-      if (bit >= 0) p.holds.set(bit);
+      for (int32_t slot = 0; slot < robot_slots && bit >= 0; ++slot) {
+        if (slot_robot[slot] == spec.hold_facts[2 * k]) p.slot_holds[slot].set(bit);
+      }
     }
   }
   // Where robots could pick the object up: the arrivals' canonical bits and the lifts' via
@@ -1658,24 +1675,28 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
 int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
   project(p, words, counters);
+  Bits bits;
   bool picked = false;
   if (p.arrival_bit >= 0) {
-    Bits bits;
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
     bits = canonical_arrivals(p, bits);
-    picked = p.picked_bit >= 0 && must_move_to_hand_over(p, bits, words);
-    if (picked) bits.set(p.picked_bit);
+    for (int32_t slot = 0; p.picked_bit >= 0 && slot < p.arrival_slots; ++slot) {
+      if (must_move_to_hand_over(p, slot, bits, words)) {
+        bits.set(p.picked_bit + slot);
+        picked = true;
+      }
+    }
     key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   }
   canonical_robots(p, key_);
   const int32_t id = lookup(p);
   if (id >= 0 || !picked) return id;
-  // Never reached with the bit set: read it clear, which allows more. (Hand-overs need one
-  // robot, so canonical_robots() changed nothing.)
-  Bits bits;
-  std::memcpy(bits.w, key_.data(), sizeof(bits.w));
-  bits.assign(p.picked_bit, false);
+  // Never reached with a fresh-pick bit set: read them clear, which allows more. The key is
+  // projected again, since canonical_robots() may have swapped it.
+  project(p, words, counters);
+  for (int32_t slot = 0; slot < p.arrival_slots; ++slot) bits.assign(p.picked_bit + slot, false);
   key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+  canonical_robots(p, key_);
   return lookup(p);
 }
 
@@ -1686,11 +1707,12 @@ ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projecti
   return bits;
 }
 
-bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, const Bits& bits,
-                                                 const uint64_t* words) const {
-  if ((bits.w[0] & p.holds.w[0]) == 0 && (bits.w[1] & p.holds.w[1]) == 0) return false;
+bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, int32_t slot,
+                                                 const Bits& bits, const uint64_t* words) const {
+  const Bits& holds = p.slot_holds[slot];
+  if ((bits.w[0] & holds.w[0]) == 0 && (bits.w[1] & holds.w[1]) == 0) return false;
   return std::none_of(hand_over_places_.begin(), hand_over_places_.end(), [&](const auto& at) {
-    return test_bit(words, at.first) && test_bit(words, at.second);
+    return at.slot == slot && test_bit(words, at.robot_at) && test_bit(words, at.container_at);
   });
 }
 

@@ -37,10 +37,12 @@ the actions that free a robot's hand and that pick an item up; ``_arrival_shapes
 on the domain, and without them no arrival is counted. The same holds for a container, a bowl
 say, unless some action frees a hand at its station (adding an ingredient to a pot).
 
-Hand-overs: with one robot, an ingredient added to a pot was carried there, since the pot could
-not stand where the ingredient was picked up, nor come there while the only hand holds the
-ingredient. Its projection charges that move too, with one more history bit ("picked up here,
-not moved since"); ``_hand_over_shapes`` checks the domain's actions for it.
+Hand-overs: an ingredient added to a pot was carried there, since the pot could not stand
+where the ingredient was picked up, nor come there while the robot holding the ingredient stands
+there (only a robot standing at a station can put a container there, and with several robots
+no other robot can stand where it stands). Its projection charges that move too, with one more
+history bit per robot ("picked up here, not moved since"); ``_hand_over_shapes`` checks the
+domain's actions for it.
 
 Lifts: a top bun that starts clear on its stack looks done to its own projection, though the
 patty must still go under it. Whenever a goal object that must join it at the table (a
@@ -121,9 +123,9 @@ class ProjectionTables:
             when its predicted size fits the caps (``ProjectionLimits`` in ``projection.h``).
         arrivals: Per relevant grounding: 1 if it moves its robot, plus 2 if the robot puts
             ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals"), plus 8 if
-            it puts ``o`` into a container at the robot's station, a hand-over (one robot
-            only; see "Hand-overs" in projection.h); plus :data:`ARRIVAL_SLOT` times the
-            robot's slot (its place among the robots).
+            it puts ``o`` into a container at the robot's station, a hand-over (see
+            "Hand-overs" in projection.h); plus :data:`ARRIVAL_SLOT` times the robot's slot
+            (its place among the robots).
         colocated_begin: CSR offsets of ``colocated`` (in triples), one row per projection.
         colocated: Per projection, (robot slot, robot position fact, fact of ``o`` at that
             station) triples: where the robot could pick ``o`` up without moving.
@@ -149,8 +151,8 @@ class ProjectionTables:
         robot_swap_templates: Per such row, (template, image) pairs of the templates it moves.
         robot_swap_slots: The two swapped robots' slots, or empty when the swap is no
             automorphism of the task.
-        hand_over_places: Where hand-overs apply (one robot), pairs (the robot's position
-            fact, a container's fact at that station) of every station and every container
+        hand_over_places: Where hand-overs apply, triples (a robot's slot, its position
+            fact, a container's fact at that station) of every robot, station and container
             a hand-over grounding needs; empty otherwise.
     """
 
@@ -480,8 +482,9 @@ def _hand_over_shapes(domain: Domain) -> bool:
     Every action that puts a container at a station (makes ``container_at(c, s)`` true) needs
     a robot at ``s`` that holds ``c``. Together with the shapes of :func:`_arrival_shapes`
     (picks need the item at the robot's station, and a station holds a container or items,
-    never both), which the caller checks as well, and one robot, a move then comes between
-    picking an item up and putting it into a container.
+    never both), which the caller checks as well, and with several robots one robot per
+    station (no other robot can bring a container where a robot stands), a move then comes
+    between picking an item up and putting it into a container.
     """
     for action in domain.actions:
         pre = set(action.precons)
@@ -1213,7 +1216,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         if named(f, "container_at")
     }
 
-    hand_overs_apply = arrivals_apply and len(view.robots) == 1 and _hand_over_shapes(task.domain)
+    # arrivals_apply includes one robot per station where there are several robots.
+    hand_overs_apply = arrivals_apply and _hand_over_shapes(task.domain)
 
     def puts_into_container(g: int, robot: int) -> bool:
         """Whether grounding g needs a container at the acting robot's station."""
@@ -1224,16 +1228,19 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             named(f, "container_at") and view.args(f)[1] in stations for f in view.pre_pos[g]
         )
 
-    # Where the robot stands at a container that a hand-over may need (see the tables): a
+    # Where a robot stands at a container that a hand-over may need (see the tables): a
     # hand-over frees the hand at a container, so the handed-over containers include them.
     hand_over_places: list[int] = []
     if hand_overs_apply:
-        robot_at = {view.args(f)[1]: f for f in range(view.num_pred) if named(f, "loc")}
+        robots_at: dict[int, list[tuple[int, int]]] = {}  # station -> (slot, position fact)
+        for f in range(view.num_pred):
+            if named(f, "loc") and view.args(f)[0] in slot_of:
+                robot, station = view.args(f)
+                robots_at.setdefault(station, []).append((slot_of[robot], f))
         for f in range(view.num_pred):
             if named(f, "container_at") and view.args(f)[0] in handed_over:
-                station = view.args(f)[1]
-                if station in robot_at:
-                    hand_over_places += [robot_at[station], f]
+                for slot, at in sorted(robots_at.get(view.args(f)[1], [])):
+                    hand_over_places += [slot, at, f]
 
     def arrival_codes(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], ...]:
         """Per relevant grounding its arrival code, and the colocated pairs (see the tables)."""

@@ -56,18 +56,20 @@
  * is already paid for) and set elsewhere; construction also enumerates this canonical twin of
  * every state.
  *
- * Hand-overs: with one robot, an item the robot puts into a container at its station (an
- * ingredient added to a pot) was carried there: when the robot picked it up, the item lay at
- * its station, which therefore held no container, and no container can arrive while the only
- * robot's hand holds the item (containers move only in hands). So a move comes between every
- * pick of the item and its hand-over. A row with hand-overs carries one more bit per robot,
- * "r has picked the object up and has neither moved nor put it down since", set by r's picks
- * and cleared by r's moves and drops, and r's hand-over needs it clear. A real state's bound
- * is read with the bit set where the robot holds the object and no container that a
- * hand-over needs stands at its station (it must move before it can hand the object over,
- * whatever it did before), and clear elsewhere, which allows the most; where that state was
- * never reached, with the bit clear. python/robotouille/projections.py checks that the task
- * has one robot and that the domain's actions have these shapes.
+ * Hand-overs: an item a robot puts into a container at its station (an ingredient added to a
+ * pot) was carried there: when the robot picked it up, the item lay at its station, which
+ * therefore held no container, and no container can arrive while the robot stands there
+ * holding the item (containers move only in hands, so only a robot standing at a station puts
+ * one there; the only hand of that robot is full, and with several robots no other robot can
+ * come to a station where one stands). So a move comes between every pick of the item and
+ * its hand-over. A row with hand-overs carries one more bit per robot, "r has picked the
+ * object up and has neither moved nor put it down since", set by r's picks and cleared by r's
+ * moves and drops, and r's hand-over needs it clear. A real state's bound is read with r's bit
+ * set where r holds the object and no container that a hand-over needs stands at r's station
+ * (it must move before it can hand the object over, whatever it did before), and clear
+ * elsewhere, which allows the most; where that state was never reached, with the bits clear.
+ * python/robotouille/projections.py checks that the domain's actions have these shapes and,
+ * with several robots, that they keep one robot per station.
  *
  * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
  * table) while other goal objects, its companions, must join it there in a way that needs the
@@ -218,8 +220,8 @@ struct ProjectionSpec {
   IntVec robot_swap_fact_begin, robot_swap_facts;
   IntVec robot_swap_template_begin, robot_swap_templates;
   IntVec robot_swap_slots;
-  // Hand-overs (see above); empty: none. Pairs (the robot's position fact, a container's fact
-  // at the same station) for the containers that hand-overs need.
+  // Hand-overs (see above); empty: none. Triples (a robot's slot, its position fact, a
+  // container's fact at the same station) for the containers that hand-overs need.
   IntVec hand_over_places;
 };
 
@@ -298,7 +300,9 @@ class ProjectionHeuristic {
     int32_t arrival_slots = 0;  // arrival bits, one per robot slot
     // The fresh-pick bit (after the arrival bit; see "Hand-overs"), or -1: no hand-overs.
     int32_t picked_bit = -1;
-    Bits holds;  // with hand-overs: the bits of the facts that say the robot holds the object
+    // With hand-overs, per robot slot: the bits of the facts that say that robot holds the
+    // object.
+    std::vector<Bits> slot_holds;
     struct Colocated {
       int32_t slot, robot_at, object_at;  // robot slot; local bits of the two facts
     };
@@ -386,8 +390,9 @@ class ProjectionHeuristic {
   // without moving has its arrival bit clear, every other robot has it set (projection.h);
   // fresh-pick bits stay.
   static Bits canonical_arrivals(const Projection& p, Bits bits);
-  // Whether the robot must move before it can hand p's object over (see "Hand-overs").
-  bool must_move_to_hand_over(const Projection& p, const Bits& bits,
+  // Whether the robot in `slot` must move before it can hand p's object over (see
+  // "Hand-overs").
+  bool must_move_to_hand_over(const Projection& p, int32_t slot, const Bits& bits,
                               const uint64_t* words) const;
   // The robot slots (as bits) that stand where they could pick the object up without moving.
   static Bits colocated_slots(const Projection& p, const Bits& bits);
@@ -430,8 +435,12 @@ class ProjectionHeuristic {
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
   std::vector<const int32_t*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
-  // spec.hand_over_places as pairs: (robot position fact, container fact at that station).
-  std::vector<std::pair<int32_t, int32_t>> hand_over_places_;
+  // spec.hand_over_places: a robot slot, that robot's position fact, and the fact of a
+  // container that hand-overs need at that station.
+  struct HandOverPlace {
+    int32_t slot, robot_at, container_at;
+  };
+  std::vector<HandOverPlace> hand_over_places_;
   IntVec sums_;                   // scratch: per combination, the bound's sum
   // Scratch for match(): its result per class, and a member's costs per (role, class).
   IntVec class_costs_, role_costs_;
