@@ -205,6 +205,17 @@ class Packer {
 
   // Interns the counters: player, active list, the listed templates' node words, ranks.
   uint32_t intern(const int32_t* counters) {
+    // A state's successors mostly share their counters (one timer pass after each step).
+    const auto n = static_cast<size_t>(task_.num_counters);
+    if (!configs_.empty() && std::equal(counters, counters + n, last_counters_.begin())) {
+      return last_config_;
+    }
+    last_counters_.assign(counters, counters + n);
+    last_config_ = intern_key(counters);
+    return last_config_;
+  }
+
+  uint32_t intern_key(const int32_t* counters) {
     key_.clear();
     key_.push_back(keep_player_ ? counters[0] : 0);
     const int32_t length = counters[1];
@@ -234,6 +245,8 @@ class Packer {
   int32_t fact_bytes_ = 0, width_ = 0;
   std::vector<uint64_t> scratch_, static_words_;
   IntVec key_;
+  IntVec last_counters_;  // the counters intern() saw last, and their id
+  uint32_t last_config_ = 0;
   IdIndex config_ids_;
   std::vector<IntVec> configs_;
 };
