@@ -252,7 +252,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const TaskSpec& ts = task.spec;
     const auto at = static_cast<size_t>(place.robot_at) * static_cast<size_t>(ts.fact_args_width);
     require(at < ts.fact_args.size() && ts.fact_args[at] >= 0,
-            "hand-over place: a robot position fact names no robot");
+            "hand-over place: a robot position fact has no arguments");
     hand_over_places_.push_back(place);
   }
   if (!spec.colocated_begin.empty()) {
