@@ -207,7 +207,7 @@ class Packer {
   uint32_t intern(const int32_t* counters) {
     // A state's successors mostly share their counters (one timer pass after each step).
     const auto n = static_cast<size_t>(task_.num_counters);
-    if (!configs_.empty() && std::equal(counters, counters + n, last_counters_.begin())) {
+    if (last_counters_.size() == n && std::equal(counters, counters + n, last_counters_.begin())) {
       return last_config_;
     }
     last_counters_.assign(counters, counters + n);
