@@ -62,7 +62,8 @@ AGENDA_OPTIMAL_STAGE_STATES = 100_000
 AGENDA_STAGE_WEIGHT = 2
 """The weight w of an agenda stage's second try, A* with f = g + w h: a plan at most w times
 the stage's optimum, found with far fewer states (multi_agent/10 seed 126: "a soup in a bowl",
-13 steps or more, stored a million states unfinished; with w = 2, 17 steps after 4,463)."""
+13 steps or more, stored a million states unfinished; with w = 2, 17 steps after storing
+4,463)."""
 AGENDA_STAGE_PROJECTION_LIMITS: dict[str, float] = {
     "max_states": 20_000,
     "max_total_states": 200_000,
