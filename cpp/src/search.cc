@@ -22,7 +22,12 @@ namespace robotouille {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
-constexpr uint16_t kDeadH = 0xFFFF;
+// A* keeps each state's bound in a byte: bounds above kMaxStoredH are kept as kMaxStoredH
+// (still a lower bound, so A* stays optimal; the tasks here have bounds below 150), and kDeadH
+// marks a state the bound proved a dead end.
+constexpr uint8_t kDeadH = 0xFF, kMaxStoredH = 0xFE;
+
+uint8_t stored_h(int32_t h) { return static_cast<uint8_t>(std::min<int32_t>(h, kMaxStoredH)); }
 
 // Which facts can change: written by an action, an effect, a creation or a deletion.
 std::vector<uint8_t> mutable_facts(const Task& task) {
@@ -287,17 +292,17 @@ class BlockArray {
   std::vector<std::unique_ptr<T[]>> blocks_;
 };
 
-// Stored states: fixed-width rows plus an IdIndex of them (the visited set).
+// Stored states: fixed-width rows plus a CompactIdIndex of them (the visited set).
 class StateStore {
  public:
   explicit StateStore(size_t width) : width_(width), rows_(width), index_(1 << 16) {}
 
   // Returns (id, inserted).
   std::pair<uint32_t, bool> insert(const uint8_t* row) {
-    const auto hash = static_cast<uint32_t>(hash_bytes(row, width_));
-    const auto found = index_.find_or_insert(hash, static_cast<uint32_t>(size()), [&](uint32_t id) {
-      return std::memcmp(at(id), row, width_) == 0;
-    });
+    const auto found = index_.find_or_insert(
+        hash_bytes(row, width_), static_cast<uint32_t>(size()),
+        [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; },
+        [&](uint32_t id) { return hash_bytes(at(id), width_); });
     if (found.second) rows_.append(row);
     return found;
   }
@@ -308,7 +313,7 @@ class StateStore {
  private:
   size_t width_;
   BlockArray<uint8_t> rows_;
-  IdIndex index_;
+  CompactIdIndex index_;
 };
 
 template <typename T>
@@ -737,7 +742,7 @@ class Searcher {
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
     const int32_t w = options_.weight;
-    h_.push_back(static_cast<uint16_t>(h0));
+    h_.push_back(stored_h(h0));
     push_open(root, 0, w * h0);
     for (size_t f = 0; f < open_.size(); ++f) {
       if (w == 1) stats_.bound = static_cast<int32_t>(f);
@@ -771,7 +776,7 @@ class Searcher {
             continue;
           }
           if (late > h_[id]) {
-            h_[id] = static_cast<uint16_t>(std::min(late, 0xFFFE));
+            h_[id] = stored_h(late);
             if (g + w * h_[id] > static_cast<int32_t>(f)) {
               push_open(id, g, g + w * h_[id]);
               continue;
@@ -803,7 +808,7 @@ class Searcher {
               ++stats_.pruned;
               return;
             }
-            h_.push_back(static_cast<uint16_t>(std::min(h, 0xFFFE)));
+            h_.push_back(stored_h(h));
             // Pathmax: a child's f never drops below its parent's (h may be inconsistent),
             // so it is never pushed below the layer being expanded.
             push_open(child, child_g, std::max(child_g + w * h, static_cast<int32_t>(f)));
@@ -852,7 +857,8 @@ class Searcher {
   std::map<IntVec, int32_t> grounding_ids_;  // (action, args) -> grounding, for extraction
   // Per stored state: its parent (the step between them is found again; see step_between).
   BlockArray<uint32_t> parent_;
-  BlockArray<uint16_t> g_, h_;
+  BlockArray<uint16_t> g_;
+  BlockArray<uint8_t> h_;  // see kMaxStoredH
   static constexpr uint8_t kGoalFlag = 1, kPendingFlag = 2, kExpandedFlag = 4, kRestFlag = 8;
   // The upper bits of a state's flags: the code of the robot whose moves and no-ops its
   // expansion skips (0: none; see relax_mover), or with kRestFlag, the only ones it generates.

@@ -18,7 +18,8 @@
  * table and stored as a uint32.
  * Stored states live in fixed-size blocks of rows indexed by id, as do the per-id parent, g,
  * bound and flags (growing never copies them, and memory follows the number of states); a
- * hash set of ids (open addressing, each slot with the row's 32-bit hash) is the visited set.
+ * hash set of ids (open addressing, 4-byte slots: the id and a tag of the row's hash) is the
+ * visited set.
  * The plan is the walk back along parents; the step between a state and its parent is found
  * again among the parent's successors (storing it would cost 4 bytes per state, a joint
  * step's width in simultaneous mode).
