@@ -22,12 +22,16 @@ namespace robotouille {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
-// A* keeps each state's bound in a byte: bounds above kMaxStoredH are kept as kMaxStoredH
-// (still a lower bound, so A* stays optimal; the tasks here have bounds below 150), and kDeadH
-// marks a state the bound proved a dead end.
-constexpr uint8_t kDeadH = 0xFF, kMaxStoredH = 0xFE;
+// A* keeps each state's bound in a byte: bounds above kMax are kept as kMax (still a lower
+// bound, so A* stays optimal; the tasks here have bounds below 150), and kDead marks a state
+// the bound proved a dead end. An enum, not uint8_t: stores through a char type may alias
+// anything, and the compiler then reloads the search's tables after each one (3% slower).
+enum class StoredBound : uint8_t { kMax = 0xFE, kDead = 0xFF };
 
-uint8_t stored_h(int32_t h) { return static_cast<uint8_t>(std::min<int32_t>(h, kMaxStoredH)); }
+StoredBound stored_h(int32_t h) {
+  return static_cast<StoredBound>(std::min(h, static_cast<int32_t>(StoredBound::kMax)));
+}
+int32_t value(StoredBound h) { return static_cast<int32_t>(h); }
 
 // Which facts can change: written by an action, an effect, a creation or a deletion.
 std::vector<uint8_t> mutable_facts(const Task& task) {
@@ -408,8 +412,7 @@ class Searcher {
     packer_.pack(words_.data(), counters_.data(), row_.data());
     const uint32_t root = store_.insert(row_.data()).first;
     parent_.push_back(kNone);
-    g_.push_back(0);
-    flags_.push_back(0);
+    info_.push_back({0, StoredBound{}, 0});
     if (goal_reached(task_, words_.data())) {
       result.status = SearchStatus::kSolved;
     } else if (options_.algorithm == Algorithm::kBfs) {
@@ -431,8 +434,7 @@ class Searcher {
   }
 
   int64_t memory() const {
-    int64_t total = store_.bytes() + packer_.bytes() + parent_.bytes() + g_.bytes() +
-                    h_.bytes() + flags_.bytes();
+    int64_t total = store_.bytes() + packer_.bytes() + parent_.bytes() + info_.bytes();
     for (const auto& by_g : open_) {
       for (const auto& ids : by_g) total += capacity_bytes(ids);
     }
@@ -464,9 +466,9 @@ class Searcher {
   // A step reaches a stored state at its depth: its pruning keeps only what both steps
   // into it skip (search.h). Returns whether that changed it.
   bool relax_mover(uint32_t id) {
-    const uint8_t bits = flags_[id] & kMoverMask;
-    if (bits == 0 || bits == mover_bits_ || (flags_[id] & kRestFlag)) return false;
-    flags_[id] &= static_cast<uint8_t>(~kMoverMask);
+    const uint8_t bits = info_[id].flags & kMoverMask;
+    if (bits == 0 || bits == mover_bits_ || (info_[id].flags & kRestFlag)) return false;
+    info_[id].flags &= static_cast<uint8_t>(~kMoverMask);
     return true;
   }
 
@@ -682,9 +684,9 @@ class Searcher {
       const SearchStatus stop = check_limits();
       if (stop != SearchStatus::kSolved) return stop;
       packer_.unpack(store_.at(id), words_.data(), counters_.data());
-      stats_.bound = g_[id];
+      stats_.bound = info_[id].g;
       ++stats_.expanded;
-      skip_robot_ = code_robot_[flags_[id] >> kMoverShift];
+      skip_robot_ = code_robot_[info_[id].flags >> kMoverShift];
       only_robot_ = -1;
       uint32_t found = kNone;
       successors([&](const int32_t* groundings, int32_t n, int status) {
@@ -692,12 +694,11 @@ class Searcher {
         const auto [child, fresh] = store_next(groundings, n, status);
         if (!fresh) {
           // Another step into a state of the next layer (not expanded yet).
-          if (child != kNone && g_[child] == g_[id] + 1) relax_mover(child);
+          if (child != kNone && info_[child].g == info_[id].g + 1) relax_mover(child);
           return;
         }
         parent_.push_back(id);
-        g_.push_back(static_cast<uint16_t>(g_[id] + 1));
-        flags_.push_back(mover_bits_);
+        info_.push_back({static_cast<uint16_t>(info_[id].g + 1), StoredBound{}, mover_bits_});
         if (status & kStatusGoal) found = child;
       });
       if (found != kNone) {
@@ -742,7 +743,7 @@ class Searcher {
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
     const int32_t w = options_.weight;
-    h_.push_back(stored_h(h0));
+    info_[root].h = stored_h(h0);
     push_open(root, 0, w * h0);
     for (size_t f = 0; f < open_.size(); ++f) {
       if (w == 1) stats_.bound = static_cast<int32_t>(f);
@@ -754,43 +755,43 @@ class Searcher {
         const int32_t g = static_cast<int32_t>(by_g.size()) - 1;
         const uint32_t id = by_g.back().back();
         by_g.back().pop_back();
-        if (g_[id] != g) continue;  // re-opened with a smaller g since
+        if (info_[id].g != g) continue;  // re-opened with a smaller g since
         // A successor left out at the state limit could have had a smaller f than this goal
         // (which only matters for an optimal plan).
         if (full_ && w == 1) return SearchStatus::kStateLimit;
-        if (flags_[id] & kGoalFlag) {
+        if (info_[id].flags & kGoalFlag) {
           extract(id, result);
           return SearchStatus::kSolved;
         }
         const SearchStatus stop = check_limits();
         if (stop != SearchStatus::kSolved) return stop;
         packer_.unpack(store_.at(id), words_.data(), counters_.data());
-        if (flags_[id] & kPendingFlag) {
+        if (info_[id].flags & kPendingFlag) {
           // Deferred part of the bound (see evaluate_child): computed only for states that
           // reach the front; a larger value sends the state to its true f layer.
-          flags_[id] &= ~kPendingFlag;
+          info_[id].flags &= ~kPendingFlag;
           const int32_t late = heuristic_->evaluate(words_.data(), counters_.data());
           if (late == DelayHeuristic::kDeadEnd) {
-            h_[id] = kDeadH;
+            info_[id].h = StoredBound::kDead;
             ++stats_.pruned;
             continue;
           }
-          if (late > h_[id]) {
-            h_[id] = stored_h(late);
-            if (g + w * h_[id] > static_cast<int32_t>(f)) {
-              push_open(id, g, g + w * h_[id]);
+          if (late > value(info_[id].h)) {
+            info_[id].h = stored_h(late);
+            if (g + w * value(info_[id].h) > static_cast<int32_t>(f)) {
+              push_open(id, g, g + w * value(info_[id].h));
               continue;
             }
           }
         }
         ++stats_.expanded;
         // A second expansion after relax_mover generates only what the first one skipped.
-        const int32_t code = flags_[id] >> kMoverShift;
-        const bool rest = (flags_[id] & kRestFlag) != 0;
+        const int32_t code = info_[id].flags >> kMoverShift;
+        const bool rest = (info_[id].flags & kRestFlag) != 0;
         skip_robot_ = rest ? -1 : code_robot_[code];
         only_robot_ = rest ? code_robot_[code] : -1;
-        flags_[id] = static_cast<uint8_t>(
-            (rest ? flags_[id] & ~(kMoverMask | kRestFlag) : flags_[id]) | kExpandedFlag);
+        info_[id].flags = static_cast<uint8_t>(
+            (rest ? info_[id].flags & ~(kMoverMask | kRestFlag) : info_[id].flags) | kExpandedFlag);
         const int32_t child_g = g + 1;
         successors([&](const int32_t* groundings, int32_t n, int status) {
           const auto [child, fresh] = store_next(groundings, n, status);
@@ -800,32 +801,37 @@ class Searcher {
             bool pending = false;
             const int32_t h = goal ? 0 : evaluate_child(pending);
             parent_.push_back(id);
-            g_.push_back(static_cast<uint16_t>(child_g));
-            flags_.push_back(static_cast<uint8_t>((goal ? kGoalFlag : 0) |
-                                                  (pending ? kPendingFlag : 0) | mover_bits_));
-            if (h == DelayHeuristic::kDeadEnd) {
-              h_.push_back(kDeadH);
+            const bool dead = h == DelayHeuristic::kDeadEnd;
+            info_.push_back({static_cast<uint16_t>(child_g),
+                             dead ? StoredBound::kDead : stored_h(h),
+                             static_cast<uint8_t>((goal ? kGoalFlag : 0) |
+                                                  (pending ? kPendingFlag : 0) | mover_bits_)});
+            if (dead) {
               ++stats_.pruned;
               return;
             }
-            h_.push_back(stored_h(h));
             // Pathmax: a child's f never drops below its parent's (h may be inconsistent),
             // so it is never pushed below the layer being expanded.
             push_open(child, child_g, std::max(child_g + w * h, static_cast<int32_t>(f)));
-          } else if (child_g < g_[child] && h_[child] != kDeadH) {
+            return;
+          }
+          StateInfo& known = info_[child];
+          if (known.h == StoredBound::kDead || child_g > known.g) return;
+          const int32_t known_f = std::max(child_g + w * value(known.h), static_cast<int32_t>(f));
+          if (child_g < known.g) {
             parent_[child] = id;
-            g_[child] = static_cast<uint16_t>(child_g);
+            known.g = static_cast<uint16_t>(child_g);
             // The pruning below this state follows its (new) parent step.
-            flags_[child] = static_cast<uint8_t>(
-                (flags_[child] & ~(kMoverMask | kExpandedFlag | kRestFlag)) | mover_bits_);
-            push_open(child, child_g, std::max(child_g + w * h_[child], static_cast<int32_t>(f)));
-          } else if (child_g == g_[child] && h_[child] != kDeadH) {
-            const uint8_t before = flags_[child];
+            known.flags = static_cast<uint8_t>(
+                (known.flags & ~(kMoverMask | kExpandedFlag | kRestFlag)) | mover_bits_);
+            push_open(child, child_g, known_f);
+          } else {
+            const uint8_t before = known.flags;
             if (relax_mover(child) && (before & kExpandedFlag)) {
               // Expanded with a pruning that this equally short step does not ask for: once
               // more, for the skipped successors only.
-              flags_[child] = static_cast<uint8_t>((before & ~kExpandedFlag) | kRestFlag);
-              push_open(child, child_g, std::max(child_g + w * h_[child], static_cast<int32_t>(f)));
+              known.flags = static_cast<uint8_t>((before & ~kExpandedFlag) | kRestFlag);
+              push_open(child, child_g, known_f);
             }
           }
         });
@@ -857,16 +863,22 @@ class Searcher {
   std::map<IntVec, int32_t> grounding_ids_;  // (action, args) -> grounding, for extraction
   // Per stored state: its parent (the step between them is found again; see step_between).
   BlockArray<uint32_t> parent_;
-  BlockArray<uint16_t> g_;
-  BlockArray<uint8_t> h_;  // see kMaxStoredH
   static constexpr uint8_t kGoalFlag = 1, kPendingFlag = 2, kExpandedFlag = 4, kRestFlag = 8;
   // The upper bits of a state's flags: the code of the robot whose moves and no-ops its
   // expansion skips (0: none; see relax_mover), or with kRestFlag, the only ones it generates.
   static constexpr int kMoverShift = 4;
   static constexpr uint8_t kMoverMask = static_cast<uint8_t>(0xFF << kMoverShift);
   static constexpr int32_t kMaxMovers = (0xFF >> kMoverShift);
-  // Per state: kGoalFlag, kPendingFlag, kExpandedFlag and kRestFlag (A*), and the mover bits.
-  BlockArray<uint8_t> flags_;
+  // Per stored state: its steps from the start, its bound (A*), and its flags: kGoalFlag,
+  // kPendingFlag, kExpandedFlag and kRestFlag (A*), and the mover bits. Together: they are
+  // read and written together, and 4 bytes instead of 5 with g and the bound apart.
+  struct StateInfo {
+    uint16_t g;
+    StoredBound h;
+    uint8_t flags;
+  };
+  static_assert(sizeof(StateInfo) == 4);
+  BlockArray<StateInfo> info_;
   IntVec relocated_;    // per grounding: the robot it relocates, or -1 (empty: no pruning)
   std::vector<uint8_t> no_op_;  // per grounding: it has no effects (such as a wait)
   IntVec robot_code_;   // per object: its mover code (1, 2, ...), or 0
