@@ -188,6 +188,40 @@ TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
   }
 }
 
+// A token on a line of `cells` cells (fact c = token on cell c), moved one cell at a time;
+// goal: the last cell. Start: cell 0.
+Task line_task(int32_t cells) {
+  FixtureBuilder b(cells);
+  b.add_objects(cells, "cell");
+  for (int32_t c = 0; c < cells; ++c) b.fact_args.push_back(c);
+  for (int32_t c = 0; c + 1 < cells; ++c) {
+    for (const auto& [from, to] : {std::pair{c, c + 1}, std::pair{c + 1, c}}) {
+      GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
+      g.args = {from, to};
+      b.add_grounding(g);
+    }
+  }
+  b.goal_atoms = {GoalAtomDef{0, {obj(cells - 1, 0, 1)}}};
+  return b.task();
+}
+
+TEST(SearchTest, BoundsAboveWhatAStateKeepsStillGiveTheOptimum) {
+  // A state keeps its bound in a byte (at most 254); here the bound at the start is 299.
+  const Task line = line_task(300);
+  State start(line);
+  start.set(0);
+  SearchOptions astar;
+  SearchOptions bfs;
+  bfs.algorithm = Algorithm::kBfs;
+  const SearchResult a = search(line, start.words.data(), start.counters.data(), astar);
+  const SearchResult b = search(line, start.words.data(), start.counters.data(), bfs);
+  ASSERT_EQ(a.status, SearchStatus::kSolved);
+  ASSERT_EQ(b.status, SearchStatus::kSolved);
+  EXPECT_EQ(a.stats.initial_h, 299);
+  EXPECT_EQ(a.plan.size(), 299u);
+  EXPECT_EQ(b.plan.size(), 299u);
+}
+
 // One item (object 0) on one of three stations (objects 1..3; facts 0..2 = at(item, s)), the
 // robot's position (object 4; facts 3..5 = at(robot, s)) and its hand (fact 6 = holds(robot,
 // item)). The partition charges pick and place to the item (cost code 1) and moves to the item
