@@ -2,7 +2,8 @@
 
 Solves each unrandomized file with A* (``robotouille.plan_many``, one search per thread, each
 with a time limit) and prints a Markdown table: status, optimal length, expansions, stored
-states, packed bytes per state, seconds and expansions per second; then the totals.
+states, packed bytes per state, bytes per stored state of all the search's tables (rows,
+per-state records, visited set, open list), seconds and expansions per second; then the totals.
 
 Usage (from the repository root)::
 
@@ -55,8 +56,11 @@ def main() -> None:
         f"A* ({args.heuristic}, symmetry {symmetry}), {args.threads} threads, "
         f"{args.time_limit:g} s per file\n"
     )
-    print("| file | result | length | h(start) | expanded | stored | B/state | s | expanded/s |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| file | result | length | h(start) | expanded | stored | B/state | B/stored | s "
+        "| expanded/s |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     solved = 0
     for path, result in zip(files, results):
         name = f"{path.parent.name}/{path.stem[:40]}"
@@ -73,9 +77,11 @@ def main() -> None:
             print(f"| {name} | error: {result} |")
             continue
         rate = stats.expanded / stats.seconds if stats.seconds else 0.0
+        per_stored = stats.bytes / stats.stored if stats.stored else 0.0
         print(
             f"| {name} | {status} | {length} | {stats.initial_h} | {stats.expanded:,} | "
-            f"{stats.stored:,} | {stats.state_bytes} | {stats.seconds:.2f} | {rate:,.0f} |"
+            f"{stats.stored:,} | {stats.state_bytes} | {per_stored:.1f} | {stats.seconds:.2f} | "
+            f"{rate:,.0f} |"
         )
     print(f"\n{solved}/{len(files)} solved; wall time {wall:.1f} s with {args.threads} threads.")
 

@@ -8,6 +8,7 @@ with the current one installed as usual::
     python benchmarks/revision_report.py --old-site /tmp/old_site [--rounds 2] [--time-limit 10]
         [FILE ...]   # default: asynchronous/8, /9, multi_agent/6, /8 (original files)
 
+Each search reports its expanded states, and the bytes per stored state of all its tables.
 Each round runs every file under the old install, then under the current one, one search at a
 time in a fresh interpreter, so both sides see the machine seconds apart; the ratio is taken
 within the round. FILE is a path under the original examples folder without its name's tail,
@@ -55,6 +56,7 @@ def worker(time_limit: float, names: list[str]) -> None:
             "bound": stats.bound,
             "initial_h": stats.initial_h,
             "solved": solved,
+            "bytes_per_stored": stats.bytes / max(stats.stored, 1),
         }
         print(json.dumps({**record, "module": robotouille.__file__}), flush=True)
 
@@ -101,9 +103,13 @@ def main() -> None:
 
 
 def describe(result: dict[str, Any]) -> str:
-    """Expanded states, and how the search ended (a solved search stops before the limit)."""
+    """Expanded states, how the search ended (a solved search stops before the limit), and
+    the bytes per stored state of all the search's tables."""
     end = f"solved {result['solved']}" if result["solved"] is not None else f">= {result['bound']}"
-    return f"{result['expanded']:,} ({end}, h0 {result['initial_h']})"
+    return (
+        f"{result['expanded']:,} ({end}, h0 {result['initial_h']}, "
+        f"{result['bytes_per_stored']:.1f} B/stored)"
+    )
 
 
 if __name__ == "__main__":
