@@ -22,10 +22,10 @@ namespace robotouille {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
-// A* keeps each state's bound in a byte: bounds above kMax are kept as kMax (still a lower
-// bound, so A* stays optimal; the tasks here have bounds below 150), and kDead marks a state
-// the bound proved a dead end. An enum, not uint8_t: stores through a char type may alias
-// anything, and the compiler then reloads the search's tables after each one (3% slower).
+// A* keeps each state's bound in a byte (in its StateInfo): bounds above kMax are kept as kMax
+// (still a lower bound, so A* stays optimal; the tasks here have bounds below 150), and kDead
+// marks a state the bound proved a dead end. An enum, so that it is not taken for the flags
+// byte beside it.
 enum class StoredBound : uint8_t { kMax = 0xFE, kDead = 0xFF };
 
 StoredBound stored_h(int32_t h) {
@@ -755,43 +755,45 @@ class Searcher {
         const int32_t g = static_cast<int32_t>(by_g.size()) - 1;
         const uint32_t id = by_g.back().back();
         by_g.back().pop_back();
-        if (info_[id].g != g) continue;  // re-opened with a smaller g since
+        // Stored states never move (BlockArray), so the reference outlives the appends below.
+        StateInfo& info = info_[id];
+        if (info.g != g) continue;  // re-opened with a smaller g since
         // A successor left out at the state limit could have had a smaller f than this goal
         // (which only matters for an optimal plan).
         if (full_ && w == 1) return SearchStatus::kStateLimit;
-        if (info_[id].flags & kGoalFlag) {
+        if (info.flags & kGoalFlag) {
           extract(id, result);
           return SearchStatus::kSolved;
         }
         const SearchStatus stop = check_limits();
         if (stop != SearchStatus::kSolved) return stop;
         packer_.unpack(store_.at(id), words_.data(), counters_.data());
-        if (info_[id].flags & kPendingFlag) {
+        if (info.flags & kPendingFlag) {
           // Deferred part of the bound (see evaluate_child): computed only for states that
           // reach the front; a larger value sends the state to its true f layer.
-          info_[id].flags &= ~kPendingFlag;
+          info.flags &= ~kPendingFlag;
           const int32_t late = heuristic_->evaluate(words_.data(), counters_.data());
           if (late == DelayHeuristic::kDeadEnd) {
-            info_[id].h = StoredBound::kDead;
+            info.h = StoredBound::kDead;
             ++stats_.pruned;
             continue;
           }
-          if (late > value(info_[id].h)) {
-            info_[id].h = stored_h(late);
-            if (g + w * value(info_[id].h) > static_cast<int32_t>(f)) {
-              push_open(id, g, g + w * value(info_[id].h));
+          if (late > value(info.h)) {
+            info.h = stored_h(late);
+            if (g + w * value(info.h) > static_cast<int32_t>(f)) {
+              push_open(id, g, g + w * value(info.h));
               continue;
             }
           }
         }
         ++stats_.expanded;
         // A second expansion after relax_mover generates only what the first one skipped.
-        const int32_t code = info_[id].flags >> kMoverShift;
-        const bool rest = (info_[id].flags & kRestFlag) != 0;
+        const int32_t code = info.flags >> kMoverShift;
+        const bool rest = (info.flags & kRestFlag) != 0;
         skip_robot_ = rest ? -1 : code_robot_[code];
         only_robot_ = rest ? code_robot_[code] : -1;
-        info_[id].flags = static_cast<uint8_t>(
-            (rest ? info_[id].flags & ~(kMoverMask | kRestFlag) : info_[id].flags) | kExpandedFlag);
+        info.flags = static_cast<uint8_t>(
+            (rest ? info.flags & ~(kMoverMask | kRestFlag) : info.flags) | kExpandedFlag);
         const int32_t child_g = g + 1;
         successors([&](const int32_t* groundings, int32_t n, int status) {
           const auto [child, fresh] = store_next(groundings, n, status);
