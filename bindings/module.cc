@@ -347,6 +347,22 @@ BoundVectorEnv make_vector_env(const nb::list& instances, int32_t num_obs_column
   return bound;
 }
 
+// A search's statistics as the dict robotouille.planning.SearchStats is built from.
+nb::dict stats_dict(const robotouille::SearchStats& stats) {
+  nb::dict d;
+  d["expanded"] = stats.expanded;
+  d["generated"] = stats.generated;
+  d["stored"] = stats.stored;
+  d["bytes"] = stats.bytes;
+  d["state_bytes"] = stats.state_bytes;
+  d["pruned"] = stats.pruned;
+  d["initial_h"] = stats.initial_h;
+  d["abstract_states"] = stats.abstract_states;
+  d["bound"] = stats.bound;
+  d["seconds"] = stats.seconds;
+  return d;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -552,7 +568,8 @@ NB_MODULE(_core, m) {
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
          nb::object projections, nb::object packing, nb::object projection_task,
-         nb::object projection_limits, std::vector<int32_t> relocations, int32_t weight) {
+         nb::object projection_limits, std::vector<int32_t> relocations, int32_t weight,
+         nb::object progress, double progress_every) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
@@ -594,15 +611,28 @@ NB_MODULE(_core, m) {
           }
         }
         // Polled from the searching thread with the GIL released: take it briefly to run
-        // Python's signal handlers (Ctrl-C in the main thread) and the caller's cancel check.
+        // Python's signal handlers (Ctrl-C in the main thread), the caller's cancel check and,
+        // every progress_every seconds, its progress callback. An exception in either stops
+        // the search and is raised from here.
         bool interrupted = false;
-        o.poll = [&]() {
+        double next_progress = progress_every;
+        o.poll = [&](const robotouille::SearchStats& so_far) {
           nb::gil_scoped_acquire acquire;
           if (PyErr_CheckSignals() != 0) {
             interrupted = true;
             return true;
           }
-          return !cancel.is_none() && nb::cast<bool>(cancel());
+          try {
+            if (!progress.is_none() && so_far.seconds >= next_progress) {
+              next_progress = so_far.seconds + progress_every;
+              progress(stats_dict(so_far));
+            }
+            return !cancel.is_none() && nb::cast<bool>(cancel());
+          } catch (nb::python_error& error) {
+            error.restore();
+            interrupted = true;
+            return true;
+          }
         };
         robotouille::SearchResult r;
         {
@@ -610,18 +640,7 @@ NB_MODULE(_core, m) {
           r = robotouille::search(t, words.data(), counters.data(), o);
         }
         if (interrupted) throw nb::python_error();
-        nb::dict stats;
-        stats["expanded"] = r.stats.expanded;
-        stats["generated"] = r.stats.generated;
-        stats["stored"] = r.stats.stored;
-        stats["bytes"] = r.stats.bytes;
-        stats["state_bytes"] = r.stats.state_bytes;
-        stats["pruned"] = r.stats.pruned;
-        stats["initial_h"] = r.stats.initial_h;
-        stats["abstract_states"] = r.stats.abstract_states;
-        stats["bound"] = r.stats.bound;
-        stats["seconds"] = r.stats.seconds;
-        return std::make_tuple(robotouille::status_name(r.status), r.plan, stats);
+        return std::make_tuple(robotouille::status_name(r.status), r.plan, stats_dict(r.stats));
       },
       nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
       nb::arg("algorithm") = "astar", nb::arg("mode") = "centralized", nb::arg("lmcut") = true,
@@ -632,6 +651,7 @@ NB_MODULE(_core, m) {
       nb::arg("projection_task").none() = nb::none(),
       nb::arg("projection_limits").none() = nb::none(),
       nb::arg("relocations") = std::vector<int32_t>{}, nb::arg("weight") = 1,
+      nb::arg("progress").none() = nb::none(), nb::arg("progress_every") = 1.0,
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
@@ -643,8 +663,10 @@ NB_MODULE(_core, m) {
       "progress, for comparisons; see projection.h), or None. relocations: per grounding, the "
       "robot it only moves between stations, or -1 (in centralized mode a robot that just moved "
       "is offered neither a move nor a no-op; see search.h), or empty for none. weight: A* with "
-      "f = g + weight * h; above 1 the plan is not necessarily optimal (see search.h). The GIL "
-      "is released while searching.");
+      "f = g + weight * h; above 1 the plan is not necessarily optimal (see search.h). "
+      "progress: called every progress_every seconds of the search with its statistics so far "
+      "(a dict like the returned one), or None; an exception it raises stops the search and "
+      "is raised from here. The GIL is released while searching.");
 
   m.def(
       "heuristic_value",

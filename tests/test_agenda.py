@@ -51,9 +51,9 @@ def test_a_stage_that_cannot_follow_the_one_before_goes_before_it(monkeypatch: A
         stages.append(list(atoms))
         return stage_env(env, atoms, bound)
 
-    def failing(*args: Any) -> planning.Plan:
+    def failing(*args: Any, **kwargs: Any) -> planning.Plan:
         try:
-            return run(*args)
+            return run(*args, **kwargs)
         except (SearchLimitError, UnsolvableError) as failed:
             failures.append(failed.stats.initial_h)  # type: ignore[union-attr]
             raise
@@ -79,9 +79,9 @@ def test_a_stage_over_the_optimal_budget_is_planned_with_weighted_astar(monkeypa
     weights: list[int] = []
     run = planning._run
 
-    def recording(*args: Any) -> planning.Plan:
+    def recording(*args: Any, **kwargs: Any) -> planning.Plan:
         weights.append(args[-1])
-        return run(*args)
+        return run(*args, **kwargs)
 
     monkeypatch.setattr(planning, "_run", recording)
     (inst,) = datasets.load("synchronous", seeds=[42], tasks=["2"])

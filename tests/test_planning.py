@@ -504,6 +504,57 @@ def test_plan_many_matches_single_plans_and_reports_failures() -> None:
         robotouille.plan_many(envs, threads=2, max_states=3, progress=False)
 
 
+def _long_search_env() -> robotouille.Env:
+    """A bundled instance whose BFS runs for minutes: searches of it stop at their limits.
+    Its tables are built here, so that a time limit later goes to the search itself."""
+    (instance,) = [
+        i for i in robotouille.datasets.load("asynchronous", seeds=[42]) if i.task.startswith("9_")
+    ]
+    env = instance.load()
+    with pytest.raises(SearchLimitError):
+        robotouille.plan(env, "bfs", max_states=1, progress=False)
+    return env
+
+
+def test_progress_reports_reach_a_callable_while_the_search_runs(monkeypatch: Any) -> None:
+    monkeypatch.setattr(robotouille.planning, "PROGRESS_EVERY", 0.1)
+    env = _long_search_env()
+    reports: list[robotouille.SearchStats] = []
+    with pytest.raises(SearchLimitError) as info:
+        robotouille.plan(env, "bfs", time_limit=0.8, progress=reports.append)
+    final = info.value.stats
+    assert len(reports) >= 2
+    for before, after in itertools.pairwise(reports):
+        assert after.seconds > before.seconds and after.expanded >= before.expanded
+    last = reports[-1]
+    assert 0 < last.expanded <= final.expanded and last.stored <= final.stored
+    assert 0 < last.bytes <= final.bytes and last.state_bytes == final.state_bytes
+    assert last.seconds < final.seconds
+
+
+def test_progress_true_prints_lines_and_a_raising_callable_stops_the_search(
+    monkeypatch: Any, capsys: Any
+) -> None:
+    monkeypatch.setattr(robotouille.planning, "PROGRESS_EVERY", 0.1)
+    env = _long_search_env()
+    with pytest.raises(SearchLimitError):
+        robotouille.plan(env, "bfs", time_limit=0.5, progress=True)
+    lines = capsys.readouterr().err.splitlines()  # stderr is no terminal here: a line each
+    assert lines and all(line.startswith("BFS: depth ") and "expanded" in line for line in lines)
+    with pytest.raises(SearchLimitError):
+        robotouille.plan(env, "bfs", time_limit=0.5, progress=False)
+    assert capsys.readouterr().err == ""
+
+    def stop(stats: robotouille.SearchStats) -> None:
+        raise RuntimeError(f"stopped after {stats.expanded} expansions")
+
+    with pytest.raises(RuntimeError, match="stopped after"):
+        robotouille.plan(env, "bfs", time_limit=30, progress=stop)
+    assert env.steps == 0
+    with pytest.raises(TypeError, match="progress"):
+        robotouille.plan(env, progress="yes")  # type: ignore[arg-type]
+
+
 def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
     assert main(["plan", "cheese_sandwich"]) == 0
     out = capsys.readouterr().out

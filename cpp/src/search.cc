@@ -497,7 +497,12 @@ class Searcher {
     if (options_.time_limit > 0 && now > options_.time_limit) return SearchStatus::kTimeLimit;
     if (options_.poll && now >= next_poll_) {
       next_poll_ = now + 0.1;
-      if (options_.poll()) return SearchStatus::kCancelled;
+      SearchStats so_far = stats_;
+      so_far.stored = static_cast<int64_t>(store_.size());
+      so_far.bytes = memory();
+      so_far.state_bytes = static_cast<int64_t>(packer_.width());
+      so_far.seconds = now;
+      if (options_.poll(so_far)) return SearchStatus::kCancelled;
     }
     return SearchStatus::kSolved;
   }

@@ -77,6 +77,7 @@ def _plan(args: argparse.Namespace) -> int:
             max_states=args.max_states,
             max_memory_bytes=args.max_memory,
             time_limit=args.time_limit,
+            progress=args.progress,
         )
     except SearchLimitError as exc:
         print(f"robotouille: search stopped at its {exc.limit} limit: {exc.stats}", file=sys.stderr)
@@ -170,6 +171,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     planner.add_argument("--max-states", type=int, default=None)
     planner.add_argument("--max-memory", type=int, default=None, help="bytes")
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")
+    planner.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="report a long search every second on stderr (default: when it is a terminal)",
+    )
     gen = sub.add_parser(
         "generate",
         help="generate the original's instance for an environment file and a seed",

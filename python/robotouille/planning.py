@@ -73,6 +73,10 @@ AGENDA_STAGE_PROJECTION_LIMITS: dict[str, float] = {
 multi_agent/8 building the default tables took 7-10 s per stage, most of the agenda's time."""
 AGENDA_POLISH_STRIDE = 4
 """Steps the agenda's polishing moves back along its plan between two searches."""
+PROGRESS_EVERY = 1.0
+"""Seconds between two progress reports of a search (see :func:`plan`)."""
+
+Progress = Callable[["SearchStats"], None]
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,39 @@ class Plan:
     algorithm: str
     mode: str
     stats: SearchStats
+
+
+class _ProgressLine:
+    """Reports a running search on stderr.
+
+    One line rewritten in place on a terminal, else a line per report; nothing for a search
+    that ends before its first report.
+    """
+
+    def __init__(self, algorithm: str) -> None:
+        self.name = {"astar": "A*", "bfs": "BFS", "agenda": "agenda stage"}[algorithm]
+        self.layer = "depth" if algorithm == "bfs" else "bound"
+        self.in_place = sys.stderr.isatty()
+        self.width = 0
+
+    def __call__(self, stats: SearchStats) -> None:
+        if stats.expanded == 0:
+            line = f"{self.name}: building the bound's tables, {stats.seconds:.0f} s"
+        else:
+            line = (
+                f"{self.name}: {self.layer} {stats.bound}, {stats.expanded:,} expanded, "
+                f"{stats.stored:,} stored, {stats.bytes / 2**20:,.0f} MiB, {stats.seconds:.0f} s"
+            )
+        if self.in_place:
+            print(f"\r{line.ljust(self.width)}", end="", file=sys.stderr, flush=True)
+            self.width = max(self.width, len(line))
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        """Ends the line in place, if one was printed."""
+        if self.in_place and self.width:
+            print(file=sys.stderr, flush=True)
 
 
 def _check(algorithm: str, heuristic: str, limits: dict[str, Any]) -> None:
@@ -316,6 +353,8 @@ def _run(
     symmetry: bool = True,
     projection_limits: dict[str, float] | None = None,
     weight: int = 1,
+    *,
+    progress: Progress | None = None,
 ) -> Plan:
     core = env.task.core
     # The tables are built in Python once per task; the time limit covers that too.
@@ -369,6 +408,14 @@ def _run(
         projection_limits=projection_limits,
         relocations=_relocation_tables(env),
         weight=weight,
+        progress=(
+            None
+            if progress is None
+            else lambda so_far: progress(
+                SearchStats(**{**so_far, "seconds": so_far["seconds"] + preparing})
+            )
+        ),
+        progress_every=PROGRESS_EVERY,
     )
     stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
     if status == "unsolvable":
@@ -484,10 +531,13 @@ def _agenda_run(
     time_limit: float | None,
     cancel: Callable[[], bool] | None,
     symmetry: bool,
+    *,
+    progress: Progress | None = None,
 ) -> Plan:
     """Algorithm ``"agenda"`` (see :func:`plan`): the goal's atoms a few at a time.
 
-    Takes :func:`_run`'s arguments; ``algorithm`` is ``"agenda"``.
+    Takes :func:`_run`'s arguments; ``algorithm`` is ``"agenda"``. ``progress`` gets each
+    stage's search's reports.
 
     Each stage is an A* plan (optimal, or weighted where optimal takes too many states), from
     where the stages before it ended, to their atoms and its own. A stage whose atoms cannot be
@@ -552,6 +602,7 @@ def _agenda_run(
                 symmetry,
                 limits,
                 weight,
+                progress=progress,
             )
         except (SearchLimitError, UnsolvableError) as failed:
             stages.append(failed.stats)  # type: ignore[arg-type]
@@ -639,6 +690,7 @@ def plan(
     max_memory_bytes: int | None = None,
     time_limit: float | None = None,
     symmetry: bool = True,
+    progress: bool | Progress | None = None,
 ) -> Plan:
     """Finds an optimal plan from the env's current state, in the env's mode.
 
@@ -676,6 +728,12 @@ def plan(
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.
+        progress: Report a search that runs longer than :data:`PROGRESS_EVERY` seconds, every
+            that many seconds: ``True`` prints the bound proven so far, the states expanded
+            and stored, the memory and the time on stderr (a line rewritten in place on a
+            terminal); a callable gets the :class:`SearchStats` so far; ``None`` (default)
+            prints when stderr is a terminal; ``False`` reports nothing. An exception the
+            callable raises stops the search and is raised from here.
 
     Returns:
         The plan, with ``plan.length`` minimal (except for ``"agenda"``).
@@ -686,9 +744,30 @@ def plan(
     """
     limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
     _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
-    return _runner(algorithm)(
-        env, algorithm, heuristic, max_states, max_memory_bytes, time_limit, None, symmetry
-    )
+    line: _ProgressLine | None = None
+    report: Progress | None = None
+    if isinstance(progress, bool) or progress is None:
+        if progress or (progress is None and sys.stderr.isatty()):
+            report = line = _ProgressLine(algorithm)
+    elif callable(progress):
+        report = progress
+    else:
+        raise TypeError(f"progress must be a bool, a callable or None, got {progress!r}")
+    try:
+        return _runner(algorithm)(
+            env,
+            algorithm,
+            heuristic,
+            max_states,
+            max_memory_bytes,
+            time_limit,
+            None,
+            symmetry,
+            progress=report,
+        )
+    finally:
+        if line is not None:
+            line.close()
 
 
 def optimal_length(env: Env, algorithm: Algorithm = "astar", **limits: Any) -> int:

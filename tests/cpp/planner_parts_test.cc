@@ -222,6 +222,29 @@ TEST(SearchTest, BoundsAboveWhatAStateKeepsStillGiveTheOptimum) {
   EXPECT_EQ(b.plan.size(), 299u);
 }
 
+TEST(SearchTest, ThePollSeesTheStatisticsSoFarAndCanCancel) {
+  const Task line = line_task(300);
+  State start(line);
+  start.set(0);
+  SearchOptions bfs;
+  bfs.algorithm = Algorithm::kBfs;
+  std::vector<SearchStats> seen;
+  bfs.poll = [&](const SearchStats& so_far) {
+    seen.push_back(so_far);
+    return true;
+  };
+  const SearchResult r = search(line, start.words.data(), start.counters.data(), bfs);
+  EXPECT_EQ(r.status, SearchStatus::kCancelled);
+  ASSERT_EQ(seen.size(), 1u);  // the first poll cancels
+  const SearchStats& s = seen[0];
+  EXPECT_GT(s.expanded, 0);
+  EXPECT_EQ(s.stored, s.expanded + 1);  // a line: each expansion stores the next cell
+  EXPECT_GT(s.bytes, 0);
+  EXPECT_GT(s.state_bytes, 0);
+  EXPECT_LE(s.expanded, r.stats.expanded);
+  EXPECT_LE(s.seconds, r.stats.seconds);
+}
+
 // One item (object 0) on one of three stations (objects 1..3; facts 0..2 = at(item, s)), the
 // robot's position (object 4; facts 3..5 = at(robot, s)) and its hand (fact 6 = holds(robot,
 // item)). The partition charges pick and place to the item (cost code 1) and moves to the item

@@ -60,8 +60,9 @@
  * symmetry reduction the robot is named as in the stored representative.
  *
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
- * (seconds) and a poll callback (for Ctrl-C), checked every few hundred expansions; when one
- * trips the search stops and returns its status with the statistics so far.
+ * (seconds) and a poll callback (for Ctrl-C and progress reports: it gets the statistics so
+ * far), checked every few hundred expansions; when one trips the search stops and returns its
+ * status with the statistics so far.
  *
  * Ownership: search() reads the Task (shared, immutable) and owns everything it allocates; it is
  * safe to run many searches on different threads at once.
@@ -92,6 +93,8 @@ enum class SearchStatus : int32_t {
   kCancelled = 5,    // the poll callback asked to stop
 };
 
+struct SearchStats;
+
 struct SearchOptions {
   Algorithm algorithm = Algorithm::kAstar;
   PlanMode mode = PlanMode::kCentralized;
@@ -116,8 +119,9 @@ struct SearchOptions {
   IntVec relocation_robot;
   // Interchangeable objects (symmetry.h); null or no classes: every state is stored as is.
   std::shared_ptr<const SymmetrySpec> symmetry;
-  // Called every ~0.1 s from the searching thread; returning true cancels the search.
-  std::function<bool()> poll;
+  // Called every ~0.1 s from the searching thread with the statistics so far (stored, bytes,
+  // bound and seconds as of the call); returning true cancels the search.
+  std::function<bool(const SearchStats&)> poll;
   // At-most-one fact sets (CSR; python/robotouille/invariants.py proves them), packed as an
   // index each (see "Packed states"). Empty: every mutable fact is one bit.
   IntVec pack_group_begin, pack_group_facts;
