@@ -688,6 +688,7 @@ class Searcher {
     for (uint32_t id = 0; id < store_.size(); ++id) {
       const SearchStatus stop = check_limits();
       if (stop != SearchStatus::kSolved) return stop;
+      if (info_[id].g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
       packer_.unpack(store_.at(id), words_.data(), counters_.data());
       stats_.bound = info_[id].g;
       ++stats_.expanded;
@@ -791,6 +792,7 @@ class Searcher {
             }
           }
         }
+        if (g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
         ++stats_.expanded;
         // A second expansion after relax_mover generates only what the first one skipped.
         const int32_t code = info.flags >> kMoverShift;
@@ -927,6 +929,7 @@ std::string status_name(SearchStatus status) {
     case SearchStatus::kMemoryLimit: return "max_memory_bytes";
     case SearchStatus::kTimeLimit: return "time_limit";
     case SearchStatus::kCancelled: return "cancelled";
+    case SearchStatus::kDepthLimit: return "max_depth";
   }
   return "unknown";
 }

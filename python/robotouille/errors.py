@@ -81,7 +81,8 @@ class SearchLimitError(RobotouilleError, RuntimeError):
 
     Attributes:
         limit: Which limit stopped it: ``"max_states"``, ``"max_memory_bytes"``,
-            ``"time_limit"`` or ``"cancelled"``.
+            ``"time_limit"``, ``"cancelled"``, or ``"max_depth"`` (a plan would need more than
+            65,535 steps, the most a search keeps).
         stats: The search statistics at the moment it stopped (a ``SearchStats``).
     """
 

@@ -245,6 +245,19 @@ TEST(SearchTest, ThePollSeesTheStatisticsSoFarAndCanCancel) {
   EXPECT_LE(s.seconds, r.stats.seconds);
 }
 
+TEST(SearchTest, APlanLongerThanTheDeepestStateKeptStopsAtTheDepthLimit) {
+  // kMaxSearchDepth cells to the goal: one step more than a search can keep.
+  const Task line = line_task(kMaxSearchDepth + 2);
+  State start(line);
+  start.set(0);
+  SearchOptions bfs;  // (A*'s bound would cost a pass over the task per state here)
+  bfs.algorithm = Algorithm::kBfs;
+  const SearchResult r = search(line, start.words.data(), start.counters.data(), bfs);
+  EXPECT_EQ(r.status, SearchStatus::kDepthLimit);
+  EXPECT_EQ(status_name(r.status), "max_depth");
+  EXPECT_EQ(r.stats.expanded, kMaxSearchDepth);  // cells 0 .. kMaxSearchDepth - 1
+}
+
 // One item (object 0) on one of three stations (objects 1..3; facts 0..2 = at(item, s)), the
 // robot's position (object 4; facts 3..5 = at(robot, s)) and its hand (fact 6 = holds(robot,
 // item)). The partition charges pick and place to the item (cost code 1) and moves to the item

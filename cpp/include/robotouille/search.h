@@ -62,7 +62,8 @@
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C and progress reports: it gets the statistics so
  * far), checked every few hundred expansions; when one trips the search stops and returns its
- * status with the statistics so far.
+ * status with the statistics so far. Plans are at most kMaxSearchDepth steps long (a state's
+ * steps from the start take 16 bits): a search about to expand a state that deep stops too.
  *
  * Ownership: search() reads the Task (shared, immutable) and owns everything it allocates; it is
  * safe to run many searches on different threads at once.
@@ -91,7 +92,12 @@ enum class SearchStatus : int32_t {
   kMemoryLimit = 3,
   kTimeLimit = 4,
   kCancelled = 5,    // the poll callback asked to stop
+  kDepthLimit = 6,   // a state kMaxSearchDepth steps deep was to be expanded
 };
+
+// The deepest state a search keeps (its step count is stored in 16 bits), so the longest plan
+// it can return; a search that would go deeper stops with kDepthLimit.
+inline constexpr int32_t kMaxSearchDepth = 0xFFFF;
 
 struct SearchStats;
 
