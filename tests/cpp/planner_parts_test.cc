@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -205,16 +206,22 @@ Task line_task(int32_t cells) {
   return b.task();
 }
 
+// Searches a line_task from cell 0; BFS unless `astar`.
+SearchResult search_line(const Task& line, bool astar = false,
+                         std::function<bool(const SearchStats&)> poll = nullptr) {
+  State start(line);
+  start.set(0);
+  SearchOptions options;
+  options.algorithm = astar ? Algorithm::kAstar : Algorithm::kBfs;
+  options.poll = std::move(poll);
+  return search(line, start.words.data(), start.counters.data(), options);
+}
+
 TEST(SearchTest, BoundsAboveWhatAStateKeepsStillGiveTheOptimum) {
   // A state keeps its bound in a byte (at most 254); here the bound at the start is 299.
   const Task line = line_task(300);
-  State start(line);
-  start.set(0);
-  SearchOptions astar;
-  SearchOptions bfs;
-  bfs.algorithm = Algorithm::kBfs;
-  const SearchResult a = search(line, start.words.data(), start.counters.data(), astar);
-  const SearchResult b = search(line, start.words.data(), start.counters.data(), bfs);
+  const SearchResult a = search_line(line, /*astar=*/true);
+  const SearchResult b = search_line(line);
   ASSERT_EQ(a.status, SearchStatus::kSolved);
   ASSERT_EQ(b.status, SearchStatus::kSolved);
   EXPECT_EQ(a.stats.initial_h, 299);
@@ -223,17 +230,11 @@ TEST(SearchTest, BoundsAboveWhatAStateKeepsStillGiveTheOptimum) {
 }
 
 TEST(SearchTest, ThePollSeesTheStatisticsSoFarAndCanCancel) {
-  const Task line = line_task(300);
-  State start(line);
-  start.set(0);
-  SearchOptions bfs;
-  bfs.algorithm = Algorithm::kBfs;
   std::vector<SearchStats> seen;
-  bfs.poll = [&](const SearchStats& so_far) {
+  const SearchResult r = search_line(line_task(300), false, [&](const SearchStats& so_far) {
     seen.push_back(so_far);
     return true;
-  };
-  const SearchResult r = search(line, start.words.data(), start.counters.data(), bfs);
+  });
   EXPECT_EQ(r.status, SearchStatus::kCancelled);
   ASSERT_EQ(seen.size(), 1u);  // the first poll cancels
   const SearchStats& s = seen[0];
@@ -246,13 +247,9 @@ TEST(SearchTest, ThePollSeesTheStatisticsSoFarAndCanCancel) {
 }
 
 TEST(SearchTest, APlanLongerThanTheDeepestStateKeptStopsAtTheDepthLimit) {
-  // kMaxSearchDepth cells to the goal: one step more than a search can keep.
-  const Task line = line_task(kMaxSearchDepth + 2);
-  State start(line);
-  start.set(0);
-  SearchOptions bfs;  // (A*'s bound would cost a pass over the task per state here)
-  bfs.algorithm = Algorithm::kBfs;
-  const SearchResult r = search(line, start.words.data(), start.counters.data(), bfs);
+  // kMaxSearchDepth cells to the goal: one step more than a search can keep. (BFS: A*'s
+  // bound would cost a pass over the task per state here.)
+  const SearchResult r = search_line(line_task(kMaxSearchDepth + 2));
   EXPECT_EQ(r.status, SearchStatus::kDepthLimit);
   EXPECT_EQ(status_name(r.status), "max_depth");
   EXPECT_EQ(r.stats.expanded, kMaxSearchDepth);  // cells 0 .. kMaxSearchDepth - 1
