@@ -243,8 +243,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   require(spec.hand_over_places.size() % 3 == 0, "hand_over_places holds triples");
   for (size_t k = 0; k < spec.hand_over_places.size(); k += 3) {
-    const HandOverPlace place{spec.hand_over_places[k], spec.hand_over_places[k + 1],
-                              spec.hand_over_places[k + 2]};
+    HandOverPlace place{spec.hand_over_places[k], spec.hand_over_places[k + 1],
+                        spec.hand_over_places[k + 2], -1};
     require(place.slot >= 0 && place.slot < kMaxFacts, "hand-over robot slot out of range");
     for (int32_t f : {place.robot_at, place.container_at}) {
       require(f >= 0 && f < task.num_facts, "hand-over place fact out of range");
@@ -253,6 +253,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const auto at = static_cast<size_t>(place.robot_at) * static_cast<size_t>(ts.fact_args_width);
     require(at < ts.fact_args.size() && ts.fact_args[at] >= 0,
             "hand-over place: a robot position fact has no arguments");
+    place.robot = ts.fact_args[at];
     hand_over_places_.push_back(place);
   }
   if (!spec.colocated_begin.empty()) {
@@ -1008,19 +1009,15 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     if (hand_overs) p.picked_bit = p.arrival_bit + robot_slots;
   }
   if (p.picked_bit >= 0) {
-    // Each slot's robot: the first argument of its position facts among the places.
-    IntVec slot_robot(static_cast<size_t>(robot_slots), -1);
-    for (const HandOverPlace& place : hand_over_places_) {
-      if (place.slot < robot_slots) {
-        slot_robot[place.slot] =
-            s.fact_args[static_cast<size_t>(place.robot_at) * s.fact_args_width];
-      }
-    }
     p.slot_holds.assign(static_cast<size_t>(robot_slots), Bits{});
     for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
       const int32_t bit = bit_of[spec.hold_facts[2 * k + 1]];
-      for (int32_t slot = 0; slot < robot_slots && bit >= 0; ++slot) {
-        if (slot_robot[slot] == spec.hold_facts[2 * k]) p.slot_holds[slot].set(bit);
+      if (bit < 0) continue;
+      // The slots of the holding robot, as the hand-over places name it.
+      for (const HandOverPlace& place : hand_over_places_) {
+        if (place.slot < robot_slots && place.robot == spec.hold_facts[2 * k]) {
+          p.slot_holds[place.slot].set(bit);
+        }
       }
     }
   }

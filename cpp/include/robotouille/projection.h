@@ -436,9 +436,10 @@ class ProjectionHeuristic {
   std::vector<const int32_t*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
   // spec.hand_over_places: a robot slot, that robot's position fact, and the fact of a
-  // container that hand-overs need at that station.
+  // container that hand-overs need at that station; and the robot (the position fact's first
+  // argument).
   struct HandOverPlace {
-    int32_t slot, robot_at, container_at;
+    int32_t slot, robot_at, container_at, robot;
   };
   std::vector<HandOverPlace> hand_over_places_;
   IntVec sums_;                   // scratch: per combination, the bound's sum
