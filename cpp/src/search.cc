@@ -599,6 +599,13 @@ class Searcher {
     return store_.insert(row_.data());
   }
 
+  // Whether next_words_ / next_counters_ (canonicalized as the search stores them) pack to
+  // stored state `id` (for plan extraction).
+  bool next_is(uint32_t id) {
+    packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
+    return std::memcmp(row_.data(), store_.at(id), packer_.width()) == 0;
+  }
+
   // A step from stored state `from` to stored state `to`, found again among from's successors
   // (the search keeps no step per state: 4 bytes each, and a joint step's width in
   // simultaneous mode). Any such step does: the plan only needs to reach the same states.
@@ -609,10 +616,7 @@ class Searcher {
     successors([&](const int32_t* groundings, int32_t n, int status) {
       if (!found.empty() || (status & kStatusPoolExhausted)) return;
       if (canon_) canon_->canonicalize(next_words_.data(), next_counters_.data(), nullptr);
-      packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
-      if (std::memcmp(row_.data(), store_.at(to), packer_.width()) == 0) {
-        found.assign(groundings, groundings + n);
-      }
+      if (next_is(to)) found.assign(groundings, groundings + n);
     });
     if (found.empty()) throw std::logic_error("plan extraction: no step between stored states");
     return found;
@@ -676,8 +680,7 @@ class Searcher {
         g = found->second;
       }
       canon_->canonicalize(next_words_.data(), next_counters_.data(), &swaps);
-      packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
-      if (std::memcmp(row_.data(), store_.at(path[i + 1]), packer_.width()) != 0) {
+      if (!next_is(path[i + 1])) {
         throw std::logic_error("symmetry: replaying the plan left the stored path");
       }
       follow();
