@@ -570,6 +570,14 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     std::map<int32_t, uint64_t> masks;  // by word, in order
     for (int32_t f : p.facts) masks[f / 64] |= uint64_t{1} << (f % 64);
     for (const auto& [bit, f] : p.merged) masks[f / 64] |= uint64_t{1} << (f % 64);
+    // find() also reads, outside F, where hand-overs can happen.
+    if (p.picked_bit >= 0) {
+      for (const HandOverPlace& at : hand_over_places_) {
+        for (int32_t f : {at.robot_at, at.container_at}) {
+          masks[f / 64] |= uint64_t{1} << (f % 64);
+        }
+      }
+    }
     for (const auto& [word, mask] : masks) p.watched.push_back({word, mask});
   }
   ids_.assign(projections_.size(), -1);
@@ -1807,7 +1815,8 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       first || !std::equal(counters, counters + num_counters, last_counters_.begin());
   for (size_t i = 0; i < projections_.size(); ++i) {
     const Projection& p = projections_[i];
-    // find() reads only F's facts, merged ones included, and the counters when T is not empty.
+    // find() reads only the watched facts (F's, merged ones included, and the few outside F
+    // it reads), and the counters when T is not empty.
     bool changed = first || (counters_changed && !p.templates.empty());
     for (size_t k = 0; k < p.watched.size() && !changed; ++k) {
       const FactMask& m = p.watched[k];
