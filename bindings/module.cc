@@ -220,7 +220,10 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"robot_swap_template_begin", &s->robot_swap_template_begin},
               {"robot_swap_templates", &s->robot_swap_templates},
               {"robot_swap_slots", &s->robot_swap_slots},
-              {"hand_over_places", &s->hand_over_places}});
+              {"hand_over_places", &s->hand_over_places},
+              {"idle_begin", &s->idle_begin},
+              {"idle", &s->idle},
+              {"idle_codes", &s->idle_codes}});
   return s;
 }
 

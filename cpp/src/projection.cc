@@ -189,6 +189,7 @@ struct LocalAction {
   int32_t cost;
   int32_t arrival = 0;  // kArrivalMove, kArrivalDrop, kArrivalPick, kArrivalHandOver
   int32_t slot = 0;     // the acting robot's slot (see projection.h)
+  int32_t idle = 0;     // kIdleSets, kIdleBlocked (see "Idling")
   // Whether the action changes one of these bits.
   bool touches(const Bits& mask) const {
     return std::any_of(effects.begin(), effects.end(),
@@ -255,6 +256,16 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
             "hand-over place: a robot position fact has no arguments");
     place.robot = ts.fact_args[at];
     hand_over_places_.push_back(place);
+  }
+  if (!spec.idle_begin.empty()) {
+    check_csr(spec.idle_begin, n, spec.idle.size() / 4, "idle_begin");
+    require(spec.idle.size() % 4 == 0, "idle holds quadruples");
+    require(spec.idle_codes.size() == spec.groundings.size(),
+            "idle_codes and groundings differ in size");
+  }
+  for (int32_t f : spec.idle) require(f >= 0 && f < task.num_facts, "idle fact out of range");
+  for (int32_t c : spec.idle_codes) {
+    require(c >= 0 && c <= (kIdleSets | kIdleBlocked), "idle code out of range");
   }
   if (!spec.colocated_begin.empty()) {
     check_csr(spec.colocated_begin, n, spec.colocated.size() / 3, "colocated_begin");
@@ -570,14 +581,16 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     std::map<int32_t, uint64_t> masks;  // by word, in order
     for (int32_t f : p.facts) masks[f / 64] |= uint64_t{1} << (f % 64);
     for (const auto& [bit, f] : p.merged) masks[f / 64] |= uint64_t{1} << (f % 64);
-    // find() also reads, outside F, where hand-overs can happen.
+    // find() also reads, outside F, where hand-overs can happen and the robot's hand where
+    // the row has idling.
+    IntVec outside;
     if (p.picked_bit >= 0) {
       for (const HandOverPlace& at : hand_over_places_) {
-        for (int32_t f : {at.robot_at, at.container_at}) {
-          masks[f / 64] |= uint64_t{1} << (f % 64);
-        }
+        outside.insert(outside.end(), {at.robot_at, at.container_at});
       }
     }
+    if (p.idle_bit >= 0) outside.push_back(p.idle_free);
+    for (int32_t f : outside) masks[f / 64] |= uint64_t{1} << (f % 64);
     for (const auto& [word, mask] : masks) p.watched.push_back({word, mask});
   }
   ids_.assign(projections_.size(), -1);
@@ -1016,6 +1029,21 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     p.arrival_slots = robot_slots;
     if (hand_overs) p.picked_bit = p.arrival_bit + robot_slots;
   }
+  // Idling (projection.h): one more bit, where the row has idle places and it fits.
+  for (int32_t k = spec.idle_begin.empty() ? 0 : spec.idle_begin[index];
+       !spec.idle_begin.empty() && k < spec.idle_begin[index + 1]; ++k) {
+    const int32_t* q = spec.idle.data() + 4 * static_cast<size_t>(k);
+    if (bit_of[q[0]] >= 0 && bit_of[q[1]] >= 0 && bit_of[q[2]] >= 0) {
+      p.idle_places.push_back({bit_of[q[0]], bit_of[q[1]], bit_of[q[2]]});
+      p.idle_free = q[3];
+    }
+  }
+  const size_t used_bits = p.facts.size() + (arrivals ? history_bits : 0);
+  if (!p.idle_places.empty() && used_bits < static_cast<size_t>(kMaxFacts)) {
+    p.idle_bit = static_cast<int32_t>(used_bits);
+  } else {
+    p.idle_places.clear();
+  }
   if (p.picked_bit >= 0) {
     p.slot_holds.assign(static_cast<size_t>(robot_slots), Bits{});
     for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
@@ -1058,6 +1086,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       a.arrival = spec.arrivals[j] % kArrivalSlot;
       a.slot = spec.arrivals[j] / kArrivalSlot;
     }
+    if (p.idle_bit >= 0) a.idle = spec.idle_codes[j];
     const int32_t g = a.grounding;
     for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
       if (bit_of[s.pre_pos[k]] >= 0) a.need_true.set(bit_of[s.pre_pos[k]]);
@@ -1116,28 +1145,44 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // their robot swap's canonical form (see "Robot swap"). A state seen before has its twin
   // already (a twin is its own twin: the swap commutes with canonical_arrivals).
   std::string twin_key;
+  // With idling, a state where the robot stands where it could idle at the object also gets
+  // its twin with the idle bit set (and that twin's canonical twin): a real state is read with
+  // the bit set where the robot idles there, whatever the steps before it were.
   auto intern = [&]() -> int32_t {
     canonical_robots(p, key_);
     const auto [id, fresh] = intern_key(key_);
-    if (p.arrival_bit < 0 || !fresh) return id;
+    if (!fresh) return id;
     Bits bits;
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
-    const Bits twin = canonical_arrivals(p, bits);
-    if (twin.w[0] != bits.w[0] || twin.w[1] != bits.w[1]) {
+    auto intern_twin = [&](const Bits& twin) {
+      if (twin.w[0] == bits.w[0] && twin.w[1] == bits.w[1]) return;
       twin_key.assign(key_);
       twin_key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
       canonical_robots(p, twin_key);
       intern_key(twin_key);
+    };
+    if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, bits));
+    if (p.idle_bit >= 0 && !bits.test(p.idle_bit) && p.idle_place(bits)) {
+      Bits idle = bits;
+      idle.set(p.idle_bit);
+      intern_twin(idle);
+      if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, idle));
     }
     return id;
   };
   // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
   // a move sets its robot's arrival bit, putting the object down clears it; a pick sets its
-  // robot's fresh-pick bit, a move or putting the object down clears it.
+  // robot's fresh-pick bit, a move or putting the object down clears it; the idle bit is set by
+  // the groundings after which the robot idles at the object, kept by waiting and cleared by
+  // every other step.
   auto set_arrival = [&](const Bits& bits, const LocalAction* a) {
-    if (p.arrival_bit < 0) return;
+    if (p.arrival_bit < 0 && p.idle_bit < 0) return;
     Bits next;
     std::memcpy(next.w, key_.data(), sizeof(next.w));
+    if (p.idle_bit >= 0) {
+      const bool idles = a == nullptr ? bits.test(p.idle_bit) : (a->idle & kIdleSets) != 0;
+      next.assign(p.idle_bit, idles && p.idle_place(next));
+    }
     for (int32_t k = 0; k < p.arrival_slots; ++k) {
       const int32_t acted = a != nullptr && a->slot == k ? a->arrival : 0;
       bool moved = bits.test(p.arrival_bit + k);
@@ -1153,7 +1198,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     // Canonical history (projection.h): a robot away from the object moves before it next
     // picks it up, or puts it down first, so setting its bit now changes no pick's cost and
     // merges states that differ only there.
-    const Bits here = colocated_slots(p, next);
+    const Bits here = p.arrival_bit >= 0 ? colocated_slots(p, next) : Bits{};
     for (int32_t k = 0; k < p.arrival_slots; ++k) {
       if (!here.test(k)) next.set(p.arrival_bit + k);
     }
@@ -1448,6 +1493,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     if (timers && !engine_steps(key, nullptr, bits, [&]() { waits.push_back(key_); })) {
       return false;
     }
+    const bool idling = p.idle_bit >= 0 && bits.test(p.idle_bit);
     auto visit = [&](const LocalAction& a) {
       if ((bits.w[0] & a.need_true.w[0]) != a.need_true.w[0] ||
           (bits.w[1] & a.need_true.w[1]) != a.need_true.w[1] ||
@@ -1456,6 +1502,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       }
       // A hand-over right after the pick, with no move between: impossible (projection.h).
       if ((a.arrival & kArrivalHandOver) && bits.test(p.picked_bit + a.slot)) return;
+      // Needs a full hand, or what the object rules out, while the robot idles: impossible.
+      if ((a.idle & kIdleBlocked) && idling) return;
       const int32_t cost =
           (a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
                        : a.cost) +
@@ -1512,7 +1560,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       if (violates()) continue;  // (it never does: no template writes an invariant's fact)
       set_arrival(bits, nullptr);
       const int32_t to = intern();
-      if (to != static_cast<int32_t>(id)) edges.push_back({to, 0});
+      // Waiting while the robot idles at the object is a real step charged to nobody.
+      if (to != static_cast<int32_t>(id)) edges.push_back({to, idling ? 1 : 0});
     }
     edge_begin.push_back(static_cast<int32_t>(edges.size()));
   }
@@ -1681,25 +1730,32 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
   project(p, words, counters);
   Bits bits;
-  bool picked = false;
-  if (p.arrival_bit >= 0) {
+  bool raised = false;  // a fresh-pick or the idle bit is set
+  if (p.arrival_bit >= 0 || p.idle_bit >= 0) {
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
-    bits = canonical_arrivals(p, bits);
+    if (p.arrival_bit >= 0) bits = canonical_arrivals(p, bits);
     for (int32_t slot = 0; p.picked_bit >= 0 && slot < p.arrival_slots; ++slot) {
       if (must_move_to_hand_over(p, slot, bits, words)) {
         bits.set(p.picked_bit + slot);
-        picked = true;
+        raised = true;
       }
+    }
+    if (p.idle_bit >= 0 && test_bit(words, p.idle_free) && p.idle_place(bits)) {
+      bits.set(p.idle_bit);
+      raised = true;
     }
     key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   }
   canonical_robots(p, key_);
   const int32_t id = lookup(p);
-  if (id >= 0 || !picked) return id;
-  // Never reached with a fresh-pick bit set: read them clear, which allows more. The key is
+  if (id >= 0 || !raised) return id;
+  // Never reached with those bits set: read them clear, which allows more. The key is
   // projected again, since canonical_robots() may have swapped it.
   project(p, words, counters);
-  for (int32_t slot = 0; slot < p.arrival_slots; ++slot) bits.assign(p.picked_bit + slot, false);
+  for (int32_t slot = 0; p.picked_bit >= 0 && slot < p.arrival_slots; ++slot) {
+    bits.assign(p.picked_bit + slot, false);
+  }
+  if (p.idle_bit >= 0) bits.assign(p.idle_bit, false);
   key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   canonical_robots(p, key_);
   return lookup(p);

@@ -44,6 +44,17 @@ no other robot can stand where it stands). Its projection charges that move too,
 history bit per robot ("picked up here, not moved since"); ``_hand_over_shapes`` checks the
 domain's actions for it.
 
+Idling: a projection waits for free, so the chicken's lets the robot stand beside the stove
+until the chicken is cooked at no cost, while a real robot either waits there (a step that no
+projection pays for) or leaves and comes back (an arrival, which the chicken's pick pays for).
+With one robot, where the robot stands empty-handed at the station of ``o``, ``o`` being the
+clear top item there (or the container there), every step it can take is a move, an action on
+``o`` (both seen by ``o``'s projection), or one that no projection is charged for (waiting):
+any other needs a full hand or something at that station that ``o`` rules out
+(:func:`_idling` and ``idle_tables`` check every grounding). So a wait in that situation is a
+real step charged to nobody, and ``o``'s projection, the only one in that situation (a station
+has one top), may charge it. A history bit tracks the situation (``projection.h``).
+
 Lifts: a top bun that starts clear on its stack looks done to its own projection, though the
 patty must still go under it. Whenever a goal object that must join it at the table (a
 companion) is not there yet, the top must first wait somewhere else while a robot that does not
@@ -154,6 +165,14 @@ class ProjectionTables:
         hand_over_places: Where hand-overs apply, triples (a robot's slot, its position
             fact, a container's fact at that station) of every robot, station and container
             a hand-over grounding needs; empty otherwise.
+        idle_begin: CSR offsets of ``idle`` (in quadruples), one row per projection.
+        idle: Per projection where idling applies (see "Idling"), quadruples (the robot's
+            position fact, ``o``'s fact at that station, the fact that makes ``o`` the top
+            there, the robot's free-hand fact); empty otherwise.
+        idle_codes: Per relevant grounding where idling applies (else empty):
+            :data:`IDLE_SETS` if after it the robot stands empty-handed where ``o`` is the
+            top, plus :data:`IDLE_BLOCKED` if it cannot apply while the robot idles at ``o``
+            (it needs a full hand, or something at the station that ``o`` rules out).
     """
 
     objects: list[int]
@@ -185,6 +204,9 @@ class ProjectionTables:
     robot_swap_templates: IntArray
     robot_swap_slots: IntArray
     hand_over_places: IntArray
+    idle_begin: IntArray
+    idle: IntArray
+    idle_codes: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -502,6 +524,94 @@ def _hand_over_shapes(domain: Domain) -> bool:
             if not held_by_one_there:
                 return False
     return True
+
+
+IDLE_SETS = 1
+"""Idle code: after the grounding its robot stands empty-handed where the object is the top."""
+
+IDLE_BLOCKED = 2
+"""Idle code: the grounding cannot apply while its robot idles at the object."""
+
+
+@dataclass(frozen=True)
+class _Idling:
+    """What idling needs to know about the task's one robot and its groundings.
+
+    Attributes:
+        free: The robot's free-hand fact (``nothing(r)``).
+        hand: The other facts of its proven hand (``has_item(r, x)``, ...).
+        place: Per station, the robot's position fact there.
+        station: Per grounding, the station where it needs the robot, or -1.
+        full_hand: Per grounding, whether it needs the hand full.
+        blocked_anyway: Per grounding, whether it needs the station empty or a container there
+            (ruled out while an item is on it; with a container, only the station's emptiness).
+        containers: Per grounding, the containers it needs at its station.
+        items: Per grounding, the items it needs at its station.
+        tops: Per grounding, the items it needs clear at its station.
+    """
+
+    free: int
+    hand: frozenset[int]
+    place: dict[int, int]
+    station: list[int]
+    full_hand: list[bool]
+    blocked_anyway: list[bool]
+    containers: list[set[int]]
+    items: list[set[int]]
+    tops: list[set[int]]
+
+    def blocked(self, g: int, o: int, item: bool) -> bool:
+        """Whether g cannot apply while the robot idles at o (an item or a container)."""
+        if self.station[g] < 0:
+            return False
+        if self.full_hand[g] or self.blocked_anyway[g]:
+            return True
+        if item:
+            return bool(self.containers[g] or self.tops[g] - {o})
+        return bool(self.items[g] or self.containers[g] - {o})
+
+
+def _idling(view: _TaskView, hand_facts: set[int]) -> _Idling | None:
+    """The task's idling facts, or None where the argument of "Idling" does not hold.
+
+    It needs one robot whose position and hand are proven exactly-one fact groups, every station
+    holding one stack (:func:`_stack_shapes`; the planner checks the start state), and no
+    special effect writing a fact of a position, a hand or a stack.
+    """
+    task = view.task
+    if len(view.robots) != 1 or not (
+        _only_actions_write(task.domain, _ARRIVAL_PREDICATES | _STACK_PREDICATES)
+        and _stack_shapes(task.domain)
+    ):
+        return None
+    (robot,) = view.robots
+    names = [p.name for p in task.domain.predicates]
+
+    def pred(f: int) -> str:
+        return names[int(task.fact_pred[f])] if f < view.num_pred else ""
+
+    free = [f for f in hand_facts if view.args(f) == [robot]]
+    place = {view.args(f)[1]: f for f in view.mutable_facts if pred(f) == "loc"}
+    if len(free) != 1 or not _group_invariant(view, set(place.values()), task.initial_bits):
+        return None
+    hand = frozenset(f for f in hand_facts if robot in view.args(f)) - {free[0]}
+    station, full_hand, anyway = [], [], []
+    containers: list[set[int]] = []
+    items: list[set[int]] = []
+    tops: list[set[int]] = []
+    for g, needed in enumerate(view.pre_pos):
+        here = [view.args(f)[1] for f in needed if pred(f) == "loc"]
+        s_g = here[0] if len(here) == 1 else -1
+        station.append(s_g)
+        full_hand.append(bool(hand.intersection(needed)) or free[0] in view.pre_neg[g])
+        at = [(pred(f), view.args(f)) for f in needed if view.args(f)[-1:] == [s_g]]
+        anyway.append(("station_empty", [s_g]) in at)
+        containers.append({args[0] for name, args in at if name == "container_at"})
+        on = {args[0] for name, args in at if name in ("item_at", "item_on")}
+        items.append(on)
+        clear = {view.args(f)[0] for f in needed if pred(f) == "clear"}
+        tops.append(on & clear)
+    return _Idling(free[0], hand, place, station, full_hand, anyway, containers, items, tops)
 
 
 ARRIVAL_SLOT = 16
@@ -1010,7 +1120,7 @@ def object_invariants(
 
 Row = tuple[list[int], ...]
 """A row before flattening: facts, templates, groundings, costs, hold pairs, fallback flag,
-arrival codes, colocated triples, merge pairs."""
+arrival codes, colocated triples, merge pairs, idle quadruples, idle codes."""
 
 
 def _shared_rows(
@@ -1026,7 +1136,8 @@ def _shared_rows(
     included (:func:`~robotouille.symmetry.object_swap`), neither object is in ``fixed`` (values
     of key variables, whose combinations the swap would permute, and robots), and the swap maps
     row i onto row j: facts, templates, charged groundings with their costs and arrival codes,
-    hold pairs, colocated triples, merges and the invariants within the facts. Row j's facts
+    hold pairs, colocated triples, merges, idle quadruples and codes and the invariants within
+    the facts. Row j's facts
     are then reordered to be the images of row i's, in order, so that bit k means the same in
     both. Mutates ``rows``.
 
@@ -1064,7 +1175,8 @@ def _robot_swaps(
     The swap must be an automorphism of the task, its goal included
     (:func:`~robotouille.symmetry.object_swap`), and map each such row onto itself: facts,
     templates, charged groundings with their costs and arrival codes (the robots' slots
-    swapped), hold pairs, colocated triples, merges and the invariants within the facts.
+    swapped), hold pairs, colocated triples, merges, idle quadruples and codes and the
+    invariants within the facts.
 
     Returns:
         Per row, its (fact, image) pairs and its (template, image) pairs for the facts and
@@ -1121,9 +1233,14 @@ def _image_row(
         return c % ARRIVAL_SLOT + ARRIVAL_SLOT * slots.get(slot, slot) if c else 0
 
     charged = sorted(
-        zip((int(groundings[g]) for g in source[2]), source[3], map(code, source[6]))
+        zip(
+            (int(groundings[g]) for g in source[2]),
+            source[3],
+            map(code, source[6]),
+            source[10] or [0] * len(source[2]),
+        )
     )
-    if charged != sorted(zip(target[2], target[3], target[6])):
+    if charged != sorted(zip(target[2], target[3], target[6], target[10] or [0] * len(target[2]))):
         return None
 
     def image_of(x: int, kind: int) -> int:  # kind 0: stays, 1: a fact, 2: a robot, 3: a slot
@@ -1142,6 +1259,7 @@ def _image_row(
         tuples(source[4], 2, (2, 1)) != plain(target[4], 2)
         or tuples(source[7], 3, (3, 1, 1)) != plain(target[7], 3)
         or tuples(source[8], 2, (1, 1)) != plain(target[8], 2)
+        or tuples(source[9], 4, (1, 1, 1, 1)) != plain(target[9], 4)
     ):
         return None
     inside_source, inside_target = set(source[0]), set(target[0])
@@ -1323,6 +1441,68 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 pairs.extend(x for f in kept[1:] for x in (f, kept[0]))
         return pairs
 
+    idling = _idling(view, hand_facts)
+    # Groundings that may apply while the robot idles somewhere (see "Idling"), and among them
+    # those charged to some row or writing the hand: the rows they are irrelevant to get no
+    # idling.
+    unblockable = (
+        []
+        if idling is None
+        else [
+            g
+            for g in range(len(view.eff))
+            if idling.station[g] < 0 or not (idling.full_hand[g] or idling.blocked_anyway[g])
+        ]
+    )
+    charged_or_hand = {
+        g
+        for g in unblockable
+        if charged[g] >= 0
+        or g in movers
+        or (idling is not None and not idling.hand.union([idling.free]).isdisjoint(view.eff[g]))
+    }
+
+    def idle_tables(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], list[int]]:
+        """The row's idle quadruples and, per relevant grounding, its idle code (see the tables)."""
+        none: tuple[list[int], list[int]] = ([], [0] * len(relevant))
+        if idling is None:
+            return none
+        tops = [f for f in facts if named(f, "clear") and view.args(f) == [o]]
+        item = any(named(f, "item_at") and view.args(f)[0] == o for f in facts)
+        if item and not tops:
+            return none
+        at = {
+            view.args(f)[1]: f
+            for f in facts
+            if named(f, "item_at" if item else "container_at") and view.args(f)[0] == o
+        }
+        places = [
+            (idling.place[s], f) for s, f in sorted(at.items()) if idling.place.get(s) in facts
+        ]
+        irrelevant = charged_or_hand - set(relevant)
+        if not places or any(not idling.blocked(g, o, item) for g in irrelevant):
+            return none
+        top = tops[0] if item else -1
+        quadruples = [x for loc, f in places for x in (loc, f, top if item else f, idling.free)]
+        # An item directly on the station is at it too (every station holds one stack).
+        on = {
+            view.args(f)[1]: f for f in facts if named(f, "item_on") and view.args(f)[0] == o
+        }
+        codes = []
+        for g in relevant:
+            after = set(view.pre_pos[g])
+            for f, value in zip(view.eff[g], view.eff_value[g]):
+                (after.add if value else after.discard)(f)
+            sets = idling.free in after and any(
+                loc in after
+                and (f in after or on.get(view.args(f)[1], -1) in after)
+                and (not item or top in after)
+                for loc, f in places
+            )
+            blocked = idling.blocked(g, o, item)
+            codes.append((IDLE_SETS if sets else 0) + (IDLE_BLOCKED if blocked else 0))
+        return quadruples, codes
+
     def row(o: int, places: bool) -> tuple[list[int], ...] | None:
         # o's facts with robots and non-projection objects, and with other projection objects
         # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
@@ -1381,8 +1561,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         arrivals, pairs = (
             arrival_codes(o, facts, relevant) if places else ([0] * len(relevant), [])
         )
-        # Facts that the arrivals and the hand read one by one keep their own bits.
-        mergeable = facts - set(holds[1::2]) - set(pairs[1::3]) - set(pairs[2::3])
+        idle, idle_codes = idle_tables(o, facts, relevant) if places else ([], [0] * len(relevant))
+        # Facts that the arrivals, the hand and idling read one by one keep their own bits.
+        mergeable = facts - set(holds[1::2]) - set(pairs[1::3]) - set(pairs[2::3]) - set(idle)
         return (
             sorted(facts),
             sorted(templates),
@@ -1392,6 +1573,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             arrivals,
             pairs,
             merges(o, mergeable),
+            idle,
+            idle_codes,
         )
 
     for o in projected:
@@ -1423,6 +1606,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     _, arrivals_flat = csr(6)
     colocated_begin, colocated = csr(7)
     merge_begin, merge_pairs = csr(8)
+    idle_begin, idle = csr(9)
+    _, idle_codes = csr(10)
+    idle_begin //= 4
     merge_begin //= 2
     hold_begin //= 2
     colocated_begin //= 3
@@ -1456,6 +1642,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         robot_swap_templates=np.array([x for t in swap_templates for x in t], np.int64),
         robot_swap_slots=np.array(swap_slots, np.int64),
         hand_over_places=np.array(hand_over_places, np.int64),
+        idle_begin=idle_begin,
+        idle=idle,
+        idle_codes=idle_codes,
     )
 
 

@@ -71,6 +71,24 @@
  * python/robotouille/projections.py checks that the domain's actions have these shapes and,
  * with several robots, that they keep one robot per station.
  *
+ * Idling: with one robot, while it stands empty-handed at the station of o, o being the clear top
+ * item there (or the container there), every step it can take is a move, a step that o's
+ * projection sees (an action on o), or a step that no projection is charged for (waiting):
+ * any other needs a full hand, or the station empty, or a container or another clear item
+ * there (python/robotouille/projections.py checks every grounding, and that every station
+ * holds one stack; it gives no idle places to a row where some grounding the row does not see
+ * could apply there and is charged or writes the hand). So a step that o's projection sees as
+ * waiting is then a real step charged to nobody, and only o's projection is in that situation
+ * (a station has one top). A row with idling carries one more bit, "the robot idles at o":
+ * set by the groundings after which it provably does (putting o down, cooking it: idle code
+ * kIdleSets), kept by waiting, cleared by every other step; while it is set, waiting costs 1
+ * and the groundings that cannot apply then (they need a full hand, or something at the
+ * station that o rules out: kIdleBlocked) are left out. Every real plan maps to
+ * an abstract plan in which the bit is set only where the robot really idles at o, so its
+ * waits there are real waits and its cost stays at most the real one. A real state is read
+ * with the bit set where the robot idles at o (its free-hand fact, outside F, read from the
+ * state), and clear where that state was never reached.
+ *
  * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
  * table) while other goal objects, its companions, must join it there in a way that needs the
  * object out of the way first. Two kinds, both where every robot's hand holds one thing at a
@@ -223,7 +241,13 @@ struct ProjectionSpec {
   // Hand-overs (see above); empty: none. Triples (a robot's slot, its position fact, a
   // container's fact at the same station) for the containers that hand-overs need.
   IntVec hand_over_places;
+  // Idling (see above); empty: none. Per row (CSR over quadruples), (the robot's position fact,
+  // the object's fact at that station, the fact that makes it the top there, the robot's
+  // free-hand fact); per relevant grounding (with groundings), kIdleSets + kIdleBlocked.
+  IntVec idle_begin, idle, idle_codes;
 };
+
+constexpr int32_t kIdleSets = 1, kIdleBlocked = 2;
 
 constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4, kArrivalHandOver = 8;
 constexpr int32_t kArrivalSlot = 16;
@@ -307,6 +331,21 @@ class ProjectionHeuristic {
       int32_t slot, robot_at, object_at;  // robot slot; local bits of the two facts
     };
     std::vector<Colocated> colocated;
+    // Idling: the bit (after the arrival and fresh-pick bits), or -1: none; where the robot
+    // idles at the object (local bits of its position, the object's place, its top fact); and
+    // the robot's free-hand fact, read from the real state.
+    int32_t idle_bit = -1;
+    struct IdlePlace {
+      int32_t robot_at, object_at, top;
+    };
+    std::vector<IdlePlace> idle_places;
+    int32_t idle_free = -1;
+    // Whether the robot stands where it idles at the object, by F's bits alone.
+    bool idle_place(const Bits& bits) const {
+      return std::any_of(idle_places.begin(), idle_places.end(), [&](const IdlePlace& at) {
+        return bits.test(at.robot_at) && bits.test(at.object_at) && bits.test(at.top);
+      });
+    }
     // The same pairs for quick tests: per robot slot, its position bits among them, and per
     // position bit (kMaxFacts entries, or none), the object's bits that go with it.
     std::vector<Bits> slot_places;
