@@ -533,6 +533,13 @@ IDLE_BLOCKED = 2
 """Idle code: the grounding cannot apply while its robot idles at the object."""
 
 
+ANY_OBJECT = -1
+"""An idling key (see :class:`_Idling`): the grounding can apply beside any object."""
+
+NO_OBJECT = -2
+"""An idling key: the grounding can apply beside no object (while the robot idles)."""
+
+
 @dataclass(frozen=True)
 class _Idling:
     """What idling needs to know about the task's one robot and its groundings.
@@ -541,34 +548,19 @@ class _Idling:
         free: The robot's free-hand fact (``nothing(r)``).
         hand: The other facts of its proven hand (``has_item(r, x)``, ...).
         place: Per station, the robot's position fact there.
-        station: Per grounding, the station where it needs the robot, or -1.
-        full_hand: Per grounding, whether it needs the hand full.
-        blocked_anyway: Per grounding, whether it needs the station empty or a container there
-            (ruled out while an item is on it; with a container, only the station's emptiness).
-        containers: Per grounding, the containers it needs at its station.
-        items: Per grounding, the items it needs at its station.
-        tops: Per grounding, the items it needs clear at its station.
+        item_key: Per grounding, the item beside which, as the clear top of the robot's
+            station, the grounding can still apply while the robot idles (it needs that item
+            clear there), :data:`ANY_OBJECT` (it needs no robot position, or nothing at the
+            station that an item rules out) or :data:`NO_OBJECT` (it needs a full hand, the
+            station empty, a container there, or two clear items).
+        container_key: The same beside a container as the one at the robot's station.
     """
 
     free: int
     hand: frozenset[int]
     place: dict[int, int]
-    station: list[int]
-    full_hand: list[bool]
-    blocked_anyway: list[bool]
-    containers: list[set[int]]
-    items: list[set[int]]
-    tops: list[set[int]]
-
-    def blocked(self, g: int, o: int, item: bool) -> bool:
-        """Whether g cannot apply while the robot idles at o (an item or a container)."""
-        if self.station[g] < 0:
-            return False
-        if self.full_hand[g] or self.blocked_anyway[g]:
-            return True
-        if item:
-            return bool(self.containers[g] or self.tops[g] - {o})
-        return bool(self.items[g] or self.containers[g] - {o})
+    item_key: list[int]
+    container_key: list[int]
 
 
 def _idling(view: _TaskView, hand_facts: set[int]) -> _Idling | None:
@@ -586,32 +578,37 @@ def _idling(view: _TaskView, hand_facts: set[int]) -> _Idling | None:
         return None
     (robot,) = view.robots
     names = [p.name for p in task.domain.predicates]
-
-    def pred(f: int) -> str:
-        return names[int(task.fact_pred[f])] if f < view.num_pred else ""
-
+    pred = [names[int(p)] for p in task.fact_pred[: view.num_pred]]
     free = [f for f in hand_facts if view.args(f) == [robot]]
-    place = {view.args(f)[1]: f for f in view.mutable_facts if pred(f) == "loc"}
+    place = {view.args(f)[1]: f for f in view.mutable_facts if pred[f] == "loc"}
     if len(free) != 1 or not _group_invariant(view, set(place.values()), task.initial_bits):
         return None
     hand = frozenset(f for f in hand_facts if robot in view.args(f)) - {free[0]}
-    station, full_hand, anyway = [], [], []
-    containers: list[set[int]] = []
-    items: list[set[int]] = []
-    tops: list[set[int]] = []
+
+    def key(ruled_out: bool, needed: set[int]) -> int:
+        if ruled_out or len(needed) > 1:
+            return NO_OBJECT
+        return next(iter(needed)) if needed else ANY_OBJECT
+
+    item_key: list[int] = []
+    container_key: list[int] = []
     for g, needed in enumerate(view.pre_pos):
-        here = [view.args(f)[1] for f in needed if pred(f) == "loc"]
-        s_g = here[0] if len(here) == 1 else -1
-        station.append(s_g)
-        full_hand.append(bool(hand.intersection(needed)) or free[0] in view.pre_neg[g])
-        at = [(pred(f), view.args(f)) for f in needed if view.args(f)[-1:] == [s_g]]
-        anyway.append(("station_empty", [s_g]) in at)
-        containers.append({args[0] for name, args in at if name == "container_at"})
-        on = {args[0] for name, args in at if name in ("item_at", "item_on")}
-        items.append(on)
-        clear = {view.args(f)[0] for f in needed if pred(f) == "clear"}
-        tops.append(on & clear)
-    return _Idling(free[0], hand, place, station, full_hand, anyway, containers, items, tops)
+        needed = [f for f in needed if f < view.num_pred]
+        here = [view.args(f)[1] for f in needed if pred[f] == "loc"]
+        if len(here) != 1:
+            item_key.append(ANY_OBJECT)
+            container_key.append(ANY_OBJECT)
+            continue
+        station = here[0]
+        full_hand = bool(hand.intersection(needed)) or free[0] in view.pre_neg[g]
+        at = [(pred[f], view.args(f)) for f in needed if view.args(f)[-1:] == [station]]
+        never = full_hand or ("station_empty", [station]) in at
+        containers = {args[0] for name, args in at if name == "container_at"}
+        items = {args[0] for name, args in at if name in ("item_at", "item_on")}
+        clear = {view.args(f)[0] for f in needed if pred[f] == "clear"}
+        item_key.append(key(never or bool(containers), items & clear))
+        container_key.append(key(never or bool(items), containers))
+    return _Idling(free[0], hand, place, item_key, container_key)
 
 
 ARRIVAL_SLOT = 16
@@ -1442,25 +1439,17 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         return pairs
 
     idling = _idling(view, hand_facts)
-    # Groundings that may apply while the robot idles somewhere (see "Idling"), and among them
-    # those charged to some row or writing the hand: the rows they are irrelevant to get no
-    # idling.
-    unblockable = (
-        []
-        if idling is None
-        else [
-            g
-            for g in range(len(view.eff))
-            if idling.station[g] < 0 or not (idling.full_hand[g] or idling.blocked_anyway[g])
-        ]
-    )
-    charged_or_hand = {
-        g
-        for g in unblockable
-        if charged[g] >= 0
-        or g in movers
-        or (idling is not None and not idling.hand.union([idling.free]).isdisjoint(view.eff[g]))
-    }
+    # The groundings charged to some row or writing the hand that may apply while the robot
+    # idles (see "Idling"), per kind of object (item or container) and idling key: a row to
+    # which one of those it may meet is irrelevant gets no idling.
+    unblocked: dict[tuple[bool, int], list[int]] = {}
+    if idling is not None:
+        hand = idling.hand | {idling.free}
+        for g in range(len(view.eff)):
+            if charged[g] >= 0 or g in movers or not hand.isdisjoint(view.eff[g]):
+                for item, keys in ((True, idling.item_key), (False, idling.container_key)):
+                    if keys[g] != NO_OBJECT:
+                        unblocked.setdefault((item, keys[g]), []).append(g)
 
     def idle_tables(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], list[int]]:
         """The row's idle quadruples and, per relevant grounding, its idle code (see the tables)."""
@@ -1479,8 +1468,12 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         places = [
             (idling.place[s], f) for s, f in sorted(at.items()) if idling.place.get(s) in facts
         ]
-        irrelevant = charged_or_hand - set(relevant)
-        if not places or any(not idling.blocked(g, o, item) for g in irrelevant):
+        seen = set(relevant)
+        if not places or any(
+            g not in seen
+            for key in (ANY_OBJECT, o)
+            for g in unblocked.get((item, key), [])
+        ):
             return none
         top = tops[0] if item else -1
         quadruples = [x for loc, f in places for x in (loc, f, top if item else f, idling.free)]
@@ -1488,20 +1481,23 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         on = {
             view.args(f)[1]: f for f in facts if named(f, "item_on") and view.args(f)[0] == o
         }
-        codes = []
-        for g in relevant:
+        keys = np.asarray(idling.item_key if item else idling.container_key)[relevant]
+        codes = np.where((keys == ANY_OBJECT) | (keys == o), 0, IDLE_BLOCKED)
+        for k, g in enumerate(relevant):
+            # Only a grounding that needs or frees an empty hand can leave one.
+            if idling.free not in view.pre_pos[g] and idling.free not in view.eff[g]:
+                continue
             after = set(view.pre_pos[g])
             for f, value in zip(view.eff[g], view.eff_value[g]):
                 (after.add if value else after.discard)(f)
-            sets = idling.free in after and any(
+            if idling.free in after and any(
                 loc in after
                 and (f in after or on.get(view.args(f)[1], -1) in after)
                 and (not item or top in after)
                 for loc, f in places
-            )
-            blocked = idling.blocked(g, o, item)
-            codes.append((IDLE_SETS if sets else 0) + (IDLE_BLOCKED if blocked else 0))
-        return quadruples, codes
+            ):
+                codes[k] += IDLE_SETS
+        return quadruples, codes.tolist()
 
     def row(o: int, places: bool) -> tuple[list[int], ...] | None:
         # o's facts with robots and non-projection objects, and with other projection objects
