@@ -260,6 +260,33 @@ def test_idling_charges_the_wait_beside_a_cooking_chicken() -> None:
     assert raised == 2  # beside the chicken before and after cooking it
 
 
+@settings(
+    max_examples=10,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(0, 10_000),
+    task=st.sampled_from(["0_cheese_chicken_sandwich", "1_lettuce_chicken_sandwich"]),
+)
+def test_idling_keeps_the_optimum_of_random_chicken_sandwiches(seed: int, task: str) -> None:
+    """On generated chicken sandwiches (the robot waits beside the stove, or leaves and comes
+    back), A* with the projections and idling finds the optimum that BFS finds (where BFS
+    ends within its state cap)."""
+    (instance,) = datasets.load("asynchronous", seeds=[seed], tasks=[task])
+    env = instance.load()
+    assert find_projections(env.task).idle.size
+    plan = robotouille.plan(env)
+    assert plan.stats.initial_h <= plan.length
+    replay(env, plan)
+    try:
+        reference = robotouille.plan(instance.load(), "bfs", max_states=2_000_000)
+    except SearchLimitError:
+        assume(False)
+    assert reference.length == plan.length
+
+
 def _idling_objects(task: Any) -> set[str]:
     tables = find_projections(task)
     begin = tables.idle_begin
