@@ -83,11 +83,12 @@
  * set by the groundings after which it provably does (putting o down, cooking it: idle code
  * kIdleSets), kept by waiting, cleared by every other step; while it is set, waiting costs 1
  * and the groundings that cannot apply then (they need a full hand, or something at the
- * station that o rules out: kIdleBlocked) are left out. Every real plan maps to
- * an abstract plan in which the bit is set only where the robot really idles at o, so its
- * waits there are real waits and its cost stays at most the real one. A real state is read
- * with the bit set where the robot idles at o (its free-hand fact, outside F, read from the
- * state), and clear where that state was never reached.
+ * station that o rules out: kIdleBlocked) are left out. Every real plan maps to an abstract
+ * plan in which the bit is set only where the robot really idles at o, so its waits there are
+ * real waits and its cost stays at most the real one. A real state is read with the bit set
+ * where the robot idles at o (its free-hand fact, outside F, read from the state), so
+ * construction also enumerates the bit-set twin of every state where the robot stands beside
+ * o; where that state was never reached, it is read with the bit clear.
  *
  * Lifts: a role whose goal wants its object at a station K (a key variable: the sandwich's
  * table) while other goal objects, its companions, must join it there in a way that needs the
