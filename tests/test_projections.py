@@ -328,6 +328,20 @@ def test_idling_needs_one_robot_and_every_other_step_there_blocked() -> None:
     assert _idling_objects(instance.load(domain).task) == {"lettuce1"}
 
 
+def test_a_restored_state_that_breaks_the_robots_hand_gets_no_idling() -> None:
+    """Idling rests on the robot holding exactly one thing (its free hand counts as one), as in
+    every state reachable from the start; a state restored with set_state that breaks it
+    (here: neither free nor holding anything) is planned without idling."""
+    env = robotouille.load("cheese_sandwich")
+    task = env.task
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    assert len(_bound_tables(env, bits)[0]["idle"])
+    (free,) = [f for f in range(task.num_pred_facts) if task.fact_name(f) == "nothing(robot1)"]
+    broken = bits.copy()
+    broken[free] = 0
+    assert not len(_bound_tables(env, broken)[0]["idle"])
+
+
 def test_a_bowl_pays_for_its_arrival_and_a_pot_does_not() -> None:
     """A station with a container holds no item, so a robot that arrives at a bowl with
     something in hand cannot put it down there before the pick; at a pot it can, by adding

@@ -332,15 +332,20 @@ def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]], Any
     """The projection tables for a search from a state with these fact bits, and their task.
 
     The task is the core of the one the tables were built for, or None for the env's own. The
-    implied goal atoms, the lifts and idling rest on every station holding one stack, as in
-    every state reachable from the task's start; a state restored with set_state may break
-    that, and then the bound does without them.
+    implied goal atoms, the lifts and idling rest on every station holding one stack, and
+    idling on the robot standing at one place and holding one thing, as in every state
+    reachable from the task's start; a state restored with set_state may break that, and then
+    the bound does without them.
     """
+    no_idling: dict[str, list[int]] = {"idle_begin": [], "idle": [], "idle_codes": []}
     if not stations_hold_stacks(env.task, bits.astype(bool)):
-        no_idling: dict[str, list[int]] = {"idle_begin": [], "idle": [], "idle_codes": []}
         return {**_projection_tables(env), "lifts": [], **no_idling}, None
     task = _implied_task(env)
-    return _projection_tables(env, implied=True), (None if task is env.task else task.core)
+    tables = _projection_tables(env, implied=True)
+    begin, groups = tables["idle_group_begin"], tables["idle_groups"]
+    if any(int(bits[groups[begin[k] : begin[k + 1]]].sum()) != 1 for k in range(len(begin) - 1)):
+        tables = {**tables, **no_idling}
+    return tables, (None if task is env.task else task.core)
 
 
 def _run(

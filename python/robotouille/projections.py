@@ -173,6 +173,10 @@ class ProjectionTables:
             :data:`IDLE_SETS` if after it the robot stands empty-handed where ``o`` is the
             top, plus :data:`IDLE_BLOCKED` if it cannot apply while the robot idles at ``o``
             (it needs a full hand, or something at the station that ``o`` rules out).
+        idle_group_begin: CSR offsets of ``idle_groups``.
+        idle_groups: Where idling applies, the fact sets of which idling needs exactly one true
+            (the robot's positions, its hand), proven for the states reachable from the task's
+            start; the planner checks them on a restored state.
     """
 
     objects: list[int]
@@ -207,6 +211,8 @@ class ProjectionTables:
     idle_begin: IntArray
     idle: IntArray
     idle_codes: IntArray
+    idle_group_begin: IntArray
+    idle_groups: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -1443,7 +1449,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     # idles (see "Idling"), per kind of object (item or container) and idling key: a row to
     # which one of those it may meet is irrelevant gets no idling.
     unblocked: dict[tuple[bool, int], list[int]] = {}
+    idle_groups: list[list[int]] = []
     if idling is not None:
+        idle_groups = [sorted(idling.place.values()), sorted(idling.hand | {idling.free})]
         hand = idling.hand | {idling.free}
         for g in range(len(view.eff)):
             if charged[g] >= 0 or g in movers or not hand.isdisjoint(view.eff[g]):
@@ -1641,6 +1649,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         idle_begin=idle_begin,
         idle=idle,
         idle_codes=idle_codes,
+        idle_group_begin=np.cumsum([0, *(len(g) for g in idle_groups)]).astype(np.int64),
+        idle_groups=np.array([f for g in idle_groups for f in g], np.int64),
     )
 
 
