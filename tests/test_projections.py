@@ -62,7 +62,9 @@ def start_stats(
     projection_task = None
     if not tables:
         bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-        tables, projection_task = _bound_tables(env, bits)
+        found, projection_task = _bound_tables(env, bits)
+        assert found is not None
+        tables = found
     _, _, stats = _core.search(
         env.task.core,
         env._words[0],
@@ -254,7 +256,7 @@ def test_idling_charges_the_wait_beside_a_cooking_chicken() -> None:
     for i, action in enumerate(plan.actions):
         bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
         tables, projection_task = _bound_tables(env, bits)
-        assert projection_task is None
+        assert tables is not None and projection_task is None
         with_idling, without = bound(env, **tables), bound(env, **_without_idling(tables))
         assert without <= with_idling <= plan.length - i
         raised += with_idling > without
@@ -328,18 +330,29 @@ def test_idling_needs_one_robot_and_every_other_step_there_blocked() -> None:
     assert _idling_objects(instance.load(domain).task) == {"lettuce1"}
 
 
-def test_a_restored_state_that_breaks_the_robots_hand_gets_no_idling() -> None:
-    """Idling rests on the robot holding exactly one thing (its free hand counts as one), as in
-    every state reachable from the start; a state restored with set_state that breaks it
-    (here: neither free nor holding anything) is planned without idling."""
+def test_a_restored_state_that_breaks_a_proven_group_goes_without_what_rests_on_it() -> None:
+    """The move charges (and arrivals and idling) rest on the robot holding exactly one thing
+    (its free hand counts as one), idling also on it standing at one place, as in every state
+    reachable from the start. A state restored with set_state that breaks the hand (neither
+    free nor holding anything) is planned without the projections; one that puts the robot at
+    two places, without idling."""
     env = robotouille.load("cheese_sandwich")
     task = env.task
     bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-    assert len(_bound_tables(env, bits)[0]["idle"])
-    (free,) = [f for f in range(task.num_pred_facts) if task.fact_name(f) == "nothing(robot1)"]
-    broken = bits.copy()
-    broken[free] = 0
-    assert not len(_bound_tables(env, broken)[0]["idle"])
+    tables = _bound_tables(env, bits)[0]
+    assert tables is not None and len(tables["idle"])
+    names = [task.fact_name(f) for f in range(task.num_pred_facts)]
+    no_hand = bits.copy()
+    no_hand[names.index("nothing(robot1)")] = 0
+    assert _bound_tables(env, no_hand) == (None, None)
+    here = next(n for n, f in enumerate(names) if f.startswith("loc(robot1,") and bits[n])
+    elsewhere = next(n for n, f in enumerate(names) if f.startswith("loc(robot1,") and n != here)
+    two_places = bits.copy()
+    two_places[elsewhere] = 1
+    tables = _bound_tables(env, two_places)[0]
+    assert tables is not None and not len(tables["idle"])
+    plan = robotouille.plan(env)  # the env's own state still gets everything
+    assert plan.stats.initial_h == plan.length
 
 
 def test_a_bowl_pays_for_its_arrival_and_a_pot_does_not() -> None:

@@ -328,24 +328,35 @@ def _implied_task(env: Env) -> CompiledTask:
     return found
 
 
-def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]], Any]:
+def _one_of_each(bits: np.ndarray, begin: list[int], facts: list[int]) -> bool:
+    """Whether the state's fact bits have exactly one true fact in each of the sets (CSR)."""
+    return all(int(bits[facts[begin[k] : begin[k + 1]]].sum()) == 1 for k in range(len(begin) - 1))
+
+
+def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]] | None, Any]:
     """The projection tables for a search from a state with these fact bits, and their task.
 
     The task is the core of the one the tables were built for, or None for the env's own. The
-    implied goal atoms, the lifts and idling rest on every station holding one stack, and
-    idling on the robot standing at one place and holding one thing, as in every state
-    reachable from the task's start; a state restored with set_state may break that, and then
-    the bound does without them.
+    bound's move charges rest on every robot with a proven hand holding exactly one thing (a
+    free hand counts), the implied goal atoms, the lifts and idling on every station holding
+    one stack, and idling on the robot standing at one place, as in every state reachable from
+    the task's start. A state restored with set_state may break that: then the bound does
+    without them, or, where a hand breaks, without the projections (None, None).
     """
     no_idling: dict[str, list[int]] = {"idle_begin": [], "idle": [], "idle_codes": []}
-    if not stations_hold_stacks(env.task, bits.astype(bool)):
-        return {**_projection_tables(env), "lifts": [], **no_idling}, None
-    task = _implied_task(env)
-    tables = _projection_tables(env, implied=True)
-    begin, groups = tables["idle_group_begin"], tables["idle_groups"]
-    if any(int(bits[groups[begin[k] : begin[k + 1]]].sum()) != 1 for k in range(len(begin) - 1)):
+    projection_task = None
+    if stations_hold_stacks(env.task, bits.astype(bool)):
+        task = _implied_task(env)
+        tables = _projection_tables(env, implied=True)
+        projection_task = None if task is env.task else task.core
+    else:
+        tables = {**_projection_tables(env), "lifts": [], **no_idling}
+    # (The implied task has the same dynamics, so the same hands.)
+    if not _one_of_each(bits, tables["hand_group_begin"], tables["hand_groups"]):
+        return None, None
+    if not _one_of_each(bits, tables["idle_group_begin"], tables["idle_groups"]):
         tables = {**tables, **no_idling}
-    return tables, (None if task is env.task else task.core)
+    return tables, projection_task
 
 
 def _run(

@@ -175,8 +175,13 @@ class ProjectionTables:
             (it needs a full hand, or something at the station that ``o`` rules out).
         idle_group_begin: CSR offsets of ``idle_groups``.
         idle_groups: Where idling applies, the fact sets of which idling needs exactly one true
-            (the robot's positions, its hand), proven for the states reachable from the task's
-            start; the planner checks them on a restored state.
+            (the robot's positions), proven for the states reachable from the task's start;
+            the planner checks them on a restored state.
+        hand_group_begin: CSR offsets of ``hand_groups``.
+        hand_groups: Per robot with a proven hand (see :func:`_hands`), its hand's facts, of
+            which every state reachable from the task's start has exactly one true: the move
+            charges, arrivals and idling rest on it, and the planner checks it on a restored
+            state.
     """
 
     objects: list[int]
@@ -213,6 +218,8 @@ class ProjectionTables:
     idle_codes: IntArray
     idle_group_begin: IntArray
     idle_groups: IntArray
+    hand_group_begin: IntArray
+    hand_groups: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -1451,13 +1458,19 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     unblocked: dict[tuple[bool, int], list[int]] = {}
     idle_groups: list[list[int]] = []
     if idling is not None:
-        idle_groups = [sorted(idling.place.values()), sorted(idling.hand | {idling.free})]
+        idle_groups = [sorted(idling.place.values())]
         hand = idling.hand | {idling.free}
         for g in range(len(view.eff)):
             if charged[g] >= 0 or g in movers or not hand.isdisjoint(view.eff[g]):
                 for item, keys in ((True, idling.item_key), (False, idling.container_key)):
                     if keys[g] != NO_OBJECT:
                         unblocked.setdefault((item, keys[g]), []).append(g)
+
+    hand_groups = [
+        sorted(f for f in hand_facts if r in view.args(f))
+        for r in sorted(view.robots)
+        if any(r in view.args(f) for f in hand_facts)
+    ]
 
     def idle_tables(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], list[int]]:
         """The row's idle quadruples and, per relevant grounding, its idle code (see the tables)."""
@@ -1651,6 +1664,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         idle_codes=idle_codes,
         idle_group_begin=np.cumsum([0, *(len(g) for g in idle_groups)]).astype(np.int64),
         idle_groups=np.array([f for g in idle_groups for f in g], np.int64),
+        hand_group_begin=np.cumsum([0, *(len(g) for g in hand_groups)]).astype(np.int64),
+        hand_groups=np.array([f for g in hand_groups for f in g], np.int64),
     )
 
 
