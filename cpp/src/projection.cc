@@ -1175,7 +1175,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // robot's fresh-pick bit, a move or putting the object down clears it; the idle bit is set by
   // the groundings after which the robot idles at the object, kept by waiting and cleared by
   // every other step.
-  auto set_arrival = [&](const Bits& bits, const LocalAction* a) {
+  auto set_history = [&](const Bits& bits, const LocalAction* a) {
     if (p.arrival_bit < 0 && p.idle_bit < 0) return;
     Bits next;
     std::memcpy(next.w, key_.data(), sizeof(next.w));
@@ -1515,7 +1515,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       }
       auto add_edge = [&]() {
         if (violates()) return;
-        set_arrival(bits, &a);
+        set_history(bits, &a);
         const int32_t to = intern();
         if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
       };
@@ -1558,7 +1558,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     for (size_t w = 0; w < waits.size(); ++w) {
       key_ = waits[w];
       if (violates()) continue;  // (it never does: no template writes an invariant's fact)
-      set_arrival(bits, nullptr);
+      set_history(bits, nullptr);
       const int32_t to = intern();
       // Waiting while the robot idles at the object is a real step charged to nobody.
       if (to != static_cast<int32_t>(id)) edges.push_back({to, idling ? 1 : 0});
