@@ -14,6 +14,7 @@
 #ifndef ROBOTOUILLE_THREAD_POOL_H_
 #define ROBOTOUILLE_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -46,12 +47,13 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable finished_;
-  // Guarded by mutex_: the current loop, its generation and how many worker chunks are left.
+  // Written under mutex_: the current loop, its generation and how many worker chunks are left
+  // (the last two also read without it, by threads that spin before they block).
   const Body* body_ = nullptr;
   int64_t rows_ = 0;
   int32_t chunks_ = 0;
-  uint64_t generation_ = 0;
-  int32_t pending_ = 0;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int32_t> pending_{0};
   bool stopping_ = false;
   std::exception_ptr error_;
 };
