@@ -595,6 +595,12 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   ids_.assign(projections_.size(), -1);
   id_changed_.assign(projections_.size(), 0);
+  rows_ = std::make_shared<const std::vector<Projection>>(std::move(projections_));
+  projections_.clear();
+}
+
+std::unique_ptr<ProjectionHeuristic> ProjectionHeuristic::clone() const {
+  return std::unique_ptr<ProjectionHeuristic>(new ProjectionHeuristic(*this));
 }
 
 void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
@@ -1819,7 +1825,7 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
   dp_.assign((size_t{all} + 1) * classes, kInf);
   std::fill(dp_.begin(), dp_.begin() + static_cast<ptrdiff_t>(classes), 0);
   for (int32_t m : group.members) {
-    const Projection& p = projections_[m];
+    const Projection& p = (*rows_)[m];
     const int32_t id = ids_[m];
     const auto at = static_cast<size_t>(id);
     const uint16_t* d = id < 0 ? nullptr : p.distance.data() + at * p.columns;
@@ -1863,14 +1869,15 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
 }
 
 int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
-  if (projections_.empty()) return 0;
+  const std::vector<Projection>& rows = *rows_;
+  if (rows.empty()) return 0;
   const bool first = last_words_.empty();
   const auto num_words = static_cast<size_t>(task_.num_words);
   const auto num_counters = static_cast<size_t>(task_.num_counters);
   const bool counters_changed =
       first || !std::equal(counters, counters + num_counters, last_counters_.begin());
-  for (size_t i = 0; i < projections_.size(); ++i) {
-    const Projection& p = projections_[i];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Projection& p = rows[i];
     // find() reads only the watched facts (F's, merged ones included, and the few outside F
     // it reads), and the counters when T is not empty.
     bool changed = first || (counters_changed && !p.templates.empty());
@@ -1946,7 +1953,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   int32_t* sums = sums_.data();
   for (int32_t i : ungrouped_) {
     if (ids_[i] < 0) continue;  // not reached from the start state: 0 is safe
-    const Projection& p = projections_[i];  // no roles: width 1
+    const Projection& p = rows[i];  // no roles: width 1
     const uint16_t* row = p.distance.data() + static_cast<size_t>(ids_[i]) * p.columns;
     for (size_t c = 0; c < combos; ++c) sums[c] += row[p.column_of[c]];
   }

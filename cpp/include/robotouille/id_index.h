@@ -71,6 +71,21 @@ class IdIndex {
     }
   }
 
+  // The id of the key with this hash that `equal(id)` accepts, or kNotFound. Only reads, so
+  // several threads may call it at once while nobody inserts.
+  template <typename Equal>
+  uint32_t find(uint32_t hash, Equal&& equal) const {
+    const uint64_t mask = slots_.size() - 1;
+    for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == kEmpty) return kNotFound;
+      const auto id = static_cast<uint32_t>(slot);
+      if ((slot >> 32) == hash && equal(id)) return id;
+    }
+  }
+
+  static constexpr uint32_t kNotFound = 0xFFFFFFFFu;
+
   size_t size() const { return size_; }
   void clear() {
     std::fill(slots_.begin(), slots_.end(), kEmpty);
@@ -129,6 +144,21 @@ class CompactIdIndex {
       if ((slot & ~static_cast<uint32_t>(mask)) == tag && equal(id)) return {id, false};
     }
   }
+
+  // As IdIndex::find: the id, or kNotFound; only reads.
+  template <typename Equal>
+  uint32_t find(uint64_t hash, Equal&& equal) const {
+    const uint64_t mask = slots_.size() - 1;
+    const uint32_t tag = tag_of(hash);
+    for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint32_t slot = slots_[i];
+      if (slot == kEmpty) return kNotFound;
+      const uint32_t id = slot & static_cast<uint32_t>(mask);
+      if ((slot & ~static_cast<uint32_t>(mask)) == tag && equal(id)) return id;
+    }
+  }
+
+  static constexpr uint32_t kNotFound = 0xFFFFFFFFu;
 
   size_t size() const { return size_; }
   int64_t bytes() const { return static_cast<int64_t>(slots_.capacity() * sizeof(uint32_t)); }

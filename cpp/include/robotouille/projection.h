@@ -184,7 +184,9 @@
  * share a column.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
- * and keeps scratch space, so one instance serves one thread.
+ * and keeps scratch space, so one instance serves one thread. Its clones (one per further
+ * thread of a search) share the tables, which nothing writes once construction ends, and keep
+ * scratch of their own.
  */
 #ifndef ROBOTOUILLE_PROJECTION_H_
 #define ROBOTOUILLE_PROJECTION_H_
@@ -192,6 +194,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -288,6 +291,10 @@ class ProjectionHeuristic {
 
   int64_t abstract_states() const { return abstract_states_; }
 
+  // A heuristic for another thread: it shares this one's tables, which construction leaves
+  // immutable, and has scratch and caches of its own (it starts with a copy of this one's).
+  std::unique_ptr<ProjectionHeuristic> clone() const;
+
   // An abstract state's fact bits (at most 128), then its arrival bits.
   struct Bits {
     uint64_t w[2] = {0, 0};
@@ -297,6 +304,8 @@ class ProjectionHeuristic {
   };
 
  private:
+  ProjectionHeuristic(const ProjectionHeuristic&) = default;  // for clone()
+
   struct FactMask {
     int32_t word;   // a word of the state's facts (-1: ends a companion atom's masks)
     uint64_t mask;  // facts in it
@@ -468,7 +477,9 @@ class ProjectionHeuristic {
   IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c
   int32_t num_combos_ = 1;
   IntVec key_vars_;
-  std::vector<Projection> projections_;
+  std::vector<Projection> projections_;  // the rows while construction builds them
+  // ... then, once built, shared with clones (read-only).
+  std::shared_ptr<const std::vector<Projection>> rows_;
   std::vector<RoleGroup> groups_;
   std::unordered_map<int32_t, std::pair<int32_t, IntVec>> object_roles_;  // (group, roles)
   IntVec ungrouped_;            // projections without roles
