@@ -1,6 +1,7 @@
 #include "robotouille/search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstring>
@@ -10,12 +11,14 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "robotouille/heuristic.h"
 #include "robotouille/kernels.h"
 #include "robotouille/id_index.h"
+#include "robotouille/thread_pool.h"
 #include "table_checks.h"
 
 namespace robotouille {
@@ -60,14 +63,94 @@ std::vector<uint8_t> mutable_facts(const Task& task) {
   return out;
 }
 
-// Packs (words, counters) into fixed-width byte strings and back (see search.h).
+// The interned counters of the packed states (see search.h): every distinct value of what a
+// packed state keeps of the counters (player, active list, the listed templates' node words,
+// ranks) gets a dense id. find() only reads, so the threads of a search call it at once;
+// intern() runs while they wait (see Searcher::merge).
+class CounterTable {
+ public:
+  CounterTable(const Task& task, bool keep_player) : task_(task), keep_player_(keep_player) {}
+
+  // The key of the counters, into `key`.
+  void key_of(const int32_t* counters, IntVec& key) const {
+    key.clear();
+    key.push_back(keep_player_ ? counters[0] : 0);
+    const int32_t length = counters[1];
+    key.push_back(length);
+    for (int32_t i = 0; i < length; ++i) {
+      const int32_t t = counters[2 + i];
+      key.push_back(t);
+      const int32_t first = task_.node_offset + task_.spec.template_first[t];
+      key.insert(key.end(), counters + first, counters + first + task_.spec.template_count[t]);
+    }
+    key.insert(key.end(), counters + task_.rank_offset,
+               counters + task_.rank_offset + task_.num_ranked);
+  }
+
+  static uint32_t hash(const IntVec& key) {
+    return static_cast<uint32_t>(
+        hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size() * 4));
+  }
+
+  // The key's id, or kNone when it was never interned.
+  uint32_t find(const IntVec& key) const {
+    return ids_.find(hash(key), [&](uint32_t c) { return keys_[c] == key; });
+  }
+
+  uint32_t intern(const IntVec& key) {
+    const auto [id, fresh] = ids_.find_or_insert(
+        hash(key), static_cast<uint32_t>(keys_.size()), [&](uint32_t c) { return keys_[c] == key; });
+    if (fresh) {
+      if (id >= kLocalKey) throw std::length_error("search: more than 2^31 counter values");
+      keys_.push_back(key);
+    }
+    return id;
+  }
+
+  // Writes the counters of key `id` (all others zero).
+  void unpack(uint32_t id, int32_t* counters) const {
+    const IntVec& key = keys_[id];
+    std::fill(counters, counters + task_.num_counters, 0);
+    size_t k = 0;
+    counters[0] = key[k++];
+    const int32_t length = key[k++];
+    counters[1] = length;
+    for (int32_t i = 0; i < length; ++i) {
+      const int32_t t = key[k++];
+      counters[2 + i] = t;
+      const int32_t first = task_.node_offset + task_.spec.template_first[t];
+      for (int32_t n = 0; n < task_.spec.template_count[t]; ++n) counters[first + n] = key[k++];
+    }
+    for (int32_t i = 0; i < task_.num_ranked; ++i) counters[task_.rank_offset + i] = key[k++];
+  }
+
+  int64_t bytes() const {
+    int64_t total = ids_.bytes() + static_cast<int64_t>(keys_.size()) * 32;
+    for (const IntVec& c : keys_) total += static_cast<int64_t>(c.capacity()) * 4;
+    return total;
+  }
+
+  // Ids at or above this are not the table's: a thread that finds no id for its counters
+  // writes kLocalKey + the index of their key in its own list (Searcher::expand).
+  static constexpr uint32_t kLocalKey = 0x80000000u;
+
+ private:
+  const Task& task_;
+  bool keep_player_;
+  IdIndex ids_;
+  std::vector<IntVec> keys_;
+};
+
+// Packs (words, counters) into fixed-width byte strings and back (see search.h): the fact
+// bytes, then the counters' id in a CounterTable. Each thread of a search packs with its own
+// copy (scratch), all sharing one table.
 class Packer {
  public:
   // `moved`: facts that symmetry reduction may exchange (kept even if no action changes them).
   // `group_begin` / `group_facts`: at-most-one fact sets, packed as an index (see search.h).
-  Packer(const Task& task, const uint64_t* initial_words, bool keep_player, const IntVec& moved,
-         const IntVec& group_begin, const IntVec& group_facts)
-      : task_(task), keep_player_(keep_player) {
+  Packer(const Task& task, const uint64_t* initial_words, CounterTable* table,
+         const IntVec& moved, const IntVec& group_begin, const IntVec& group_facts)
+      : task_(task), table_(table) {
     std::vector<uint8_t> changes = mutable_facts(task);
     for (int32_t f : moved) {
       if (f >= 0 && f < task.num_facts) changes[f] = 1;  // others: the Canonicalizer rejects
@@ -103,7 +186,67 @@ class Packer {
 
   size_t width() const { return static_cast<size_t>(width_); }
 
-  void pack(const uint64_t* words, const int32_t* counters, uint8_t* out) {
+  // Packs the state with its counters' id in the table. Returns false, with kNone in the id's
+  // place, when the table has no id for them yet: key() then holds their key.
+  bool pack(const uint64_t* words, const int32_t* counters, uint8_t* out) {
+    pack_facts(words, out);
+    // A state's successors mostly share their counters (one timer pass after each step).
+    const auto n = static_cast<size_t>(task_.num_counters);
+    uint32_t id = last_id_;
+    if (last_counters_.size() != n || !std::equal(counters, counters + n, last_counters_.begin())) {
+      table_->key_of(counters, key_);
+      id = table_->find(key_);
+      if (id != kNone) {
+        last_counters_.assign(counters, counters + n);
+        last_id_ = id;
+      }
+    }
+    set_id(out, id);
+    return id != kNone;
+  }
+
+  // As pack(), interning new counters (only while no other thread packs).
+  void pack_interning(const uint64_t* words, const int32_t* counters, uint8_t* out) {
+    if (!pack(words, counters, out)) set_id(out, table_->intern(key_));
+  }
+
+  const IntVec& key() const { return key_; }
+  uint32_t id(const uint8_t* row) const {
+    uint32_t id;
+    std::memcpy(&id, row + fact_bytes_, 4);
+    return id;
+  }
+  void set_id(uint8_t* row, uint32_t id) const { std::memcpy(row + fact_bytes_, &id, 4); }
+
+  void unpack(const uint8_t* in, uint64_t* words, int32_t* counters) {
+    std::fill(scratch_.begin(), scratch_.end(), 0);
+    std::memcpy(scratch_.data(), in, static_cast<size_t>(fact_bytes_));
+    std::memcpy(words, static_words_.data(), sizeof(uint64_t) * static_words_.size());
+    for (const Run& r : runs_) {
+      for (int32_t done = 0; done < r.len; done += 64) {
+        const int32_t len = std::min(64, r.len - done);
+        or_bits(words, r.src + done, len, get_bits(scratch_.data(), r.dst + done, len));
+      }
+    }
+    for (const Group& g : groups_) {
+      const uint64_t value = get_bits(scratch_.data(), g.offset, g.bits) & ((1ULL << g.bits) - 1);
+      if (value != 0) set_bit(words, g.facts[value - 1], true);
+    }
+    table_->unpack(id(in), counters);
+  }
+
+ private:
+  struct Run {
+    int32_t src, dst, len;
+  };
+  // An at-most-one fact set, packed as 0 (none true) or 1 + the index of its true fact.
+  struct Group {
+    IntVec facts;
+    std::vector<std::pair<int32_t, uint64_t>> masks;  // (word, the set's bits in it)
+    int32_t offset = 0, bits = 0;                     // where its field lies, and its width
+  };
+
+  void pack_facts(const uint64_t* words, uint8_t* out) {
     std::fill(scratch_.begin(), scratch_.end(), 0);
     for (const Run& r : runs_) {
       for (int32_t done = 0; done < r.len; done += 64) {
@@ -126,57 +269,7 @@ class Packer {
       or_bits(scratch_.data(), g.offset, g.bits, value);
     }
     std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
-    const uint32_t config = intern(counters);
-    std::memcpy(out + fact_bytes_, &config, 4);
   }
-
-  void unpack(const uint8_t* in, uint64_t* words, int32_t* counters) {
-    std::fill(scratch_.begin(), scratch_.end(), 0);
-    std::memcpy(scratch_.data(), in, static_cast<size_t>(fact_bytes_));
-    std::memcpy(words, static_words_.data(), sizeof(uint64_t) * static_words_.size());
-    for (const Run& r : runs_) {
-      for (int32_t done = 0; done < r.len; done += 64) {
-        const int32_t len = std::min(64, r.len - done);
-        or_bits(words, r.src + done, len, get_bits(scratch_.data(), r.dst + done, len));
-      }
-    }
-    for (const Group& g : groups_) {
-      const uint64_t value = get_bits(scratch_.data(), g.offset, g.bits) & ((1ULL << g.bits) - 1);
-      if (value != 0) set_bit(words, g.facts[value - 1], true);
-    }
-    uint32_t config;
-    std::memcpy(&config, in + fact_bytes_, 4);
-    const IntVec& key = configs_[config];
-    std::fill(counters, counters + task_.num_counters, 0);
-    size_t k = 0;
-    counters[0] = key[k++];
-    const int32_t length = key[k++];
-    counters[1] = length;
-    for (int32_t i = 0; i < length; ++i) {
-      const int32_t t = key[k++];
-      counters[2 + i] = t;
-      const int32_t first = task_.node_offset + task_.spec.template_first[t];
-      for (int32_t n = 0; n < task_.spec.template_count[t]; ++n) counters[first + n] = key[k++];
-    }
-    for (int32_t i = 0; i < task_.num_ranked; ++i) counters[task_.rank_offset + i] = key[k++];
-  }
-
-  int64_t bytes() const {
-    int64_t total = config_ids_.bytes() + static_cast<int64_t>(configs_.size()) * 32;
-    for (const IntVec& c : configs_) total += static_cast<int64_t>(c.capacity()) * 4;
-    return total;
-  }
-
- private:
-  struct Run {
-    int32_t src, dst, len;
-  };
-  // An at-most-one fact set, packed as 0 (none true) or 1 + the index of its true fact.
-  struct Group {
-    IntVec facts;
-    std::vector<std::pair<int32_t, uint64_t>> masks;  // (word, the set's bits in it)
-    int32_t offset = 0, bits = 0;                     // where its field lies, and its width
-  };
 
   // Takes the sets that pay (at least three facts that change), whose facts are in no earlier
   // set; their facts leave `changes` (they are packed in the sets' fields instead).
@@ -212,52 +305,16 @@ class Packer {
     }
   }
 
-  // Interns the counters: player, active list, the listed templates' node words, ranks.
-  uint32_t intern(const int32_t* counters) {
-    // A state's successors mostly share their counters (one timer pass after each step).
-    const auto n = static_cast<size_t>(task_.num_counters);
-    if (last_counters_.size() == n && std::equal(counters, counters + n, last_counters_.begin())) {
-      return last_config_;
-    }
-    last_counters_.assign(counters, counters + n);
-    last_config_ = intern_key(counters);
-    return last_config_;
-  }
-
-  uint32_t intern_key(const int32_t* counters) {
-    key_.clear();
-    key_.push_back(keep_player_ ? counters[0] : 0);
-    const int32_t length = counters[1];
-    key_.push_back(length);
-    for (int32_t i = 0; i < length; ++i) {
-      const int32_t t = counters[2 + i];
-      key_.push_back(t);
-      const int32_t first = task_.node_offset + task_.spec.template_first[t];
-      key_.insert(key_.end(), counters + first, counters + first + task_.spec.template_count[t]);
-    }
-    key_.insert(key_.end(), counters + task_.rank_offset,
-                counters + task_.rank_offset + task_.num_ranked);
-    const auto hash = static_cast<uint32_t>(
-        hash_bytes(reinterpret_cast<const uint8_t*>(key_.data()), key_.size() * 4));
-    const auto [id, fresh] =
-        config_ids_.find_or_insert(hash, static_cast<uint32_t>(configs_.size()),
-                                   [&](uint32_t c) { return configs_[c] == key_; });
-    if (fresh) configs_.push_back(key_);
-    return id;
-  }
-
   const Task& task_;
-  bool keep_player_;
+  CounterTable* table_;
   std::vector<Run> runs_;
   std::vector<Group> groups_;
   IntVec index_of_;  // per fact: its index in its group, or -1
   int32_t fact_bytes_ = 0, width_ = 0;
   std::vector<uint64_t> scratch_, static_words_;
-  IntVec key_;
-  IntVec last_counters_;  // the counters intern() saw last, and their id
-  uint32_t last_config_ = 0;
-  IdIndex config_ids_;
-  std::vector<IntVec> configs_;
+  IntVec key_;            // the key of the counters pack() looked up last
+  IntVec last_counters_;  // the counters pack() found an id for last, and that id
+  uint32_t last_id_ = kNone;
 };
 
 // Append-only storage of entries of `width` values of T, in blocks of kBlockEntries entries.
@@ -296,20 +353,29 @@ class BlockArray {
   std::vector<std::unique_ptr<T[]>> blocks_;
 };
 
-// Stored states: fixed-width rows plus a CompactIdIndex of them (the visited set).
+// Stored states: fixed-width rows plus a CompactIdIndex of them (the visited set). find() only
+// reads, so several threads may call it at once while nobody inserts.
 class StateStore {
  public:
   explicit StateStore(size_t width) : width_(width), rows_(width), index_(1 << 16) {}
 
-  // Returns (id, inserted).
-  std::pair<uint32_t, bool> insert(const uint8_t* row) {
+  uint64_t hash(const uint8_t* row) const { return hash_bytes(row, width_); }
+
+  // The row's id, or kNone.
+  uint32_t find(const uint8_t* row, uint64_t hash) const {
+    return index_.find(hash, [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; });
+  }
+
+  // Returns (id, inserted); `hash` is hash(row).
+  std::pair<uint32_t, bool> insert(const uint8_t* row, uint64_t hash) {
     const auto found = index_.find_or_insert(
-        hash_bytes(row, width_), static_cast<uint32_t>(size()),
+        hash, static_cast<uint32_t>(size()),
         [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; },
         [&](uint32_t id) { return hash_bytes(at(id), width_); });
     if (found.second) rows_.append(row);
     return found;
   }
+  std::pair<uint32_t, bool> insert(const uint8_t* row) { return insert(row, hash(row)); }
   const uint8_t* at(uint32_t id) const { return rows_.at(id); }
   size_t size() const { return rows_.size(); }
   int64_t bytes() const { return rows_.bytes() + index_.bytes(); }
@@ -325,22 +391,53 @@ int64_t capacity_bytes(const std::vector<T>& v) {
   return static_cast<int64_t>(v.capacity() * sizeof(T));
 }
 
+// A successor found while expanding a batch (see Searcher::astar), for Searcher::merge.
+struct Child {
+  uint64_t hash;    // of the packed row (with the counters' id, or a local key)
+  uint32_t found;   // its stored id, where the visited set had it before the batch, or kNone
+  int32_t sibling;  // an earlier successor of the same state with the same row, or -1
+  int32_t h;        // the bound, for the others
+  uint8_t flags;    // kGoalFlag, kPendingFlag and the mover bits of the step into it
+};
+
+// What one thread of a search needs to expand states: the state being expanded and its
+// successor, packing scratch, and its own copies of the canonicalizer and the bounds (each
+// keeps per-call scratch). Thread 0's also serves the serial parts (BFS, plan extraction).
+struct alignas(64) Expander {
+  explicit Expander(Packer p) : packer(std::move(p)) {}
+
+  Packer packer;
+  std::unique_ptr<Canonicalizer> canon;
+  std::unique_ptr<DelayHeuristic> delay;
+  std::unique_ptr<ProjectionHeuristic> projection;
+  std::vector<uint64_t> words, next_words, mask;
+  std::vector<int32_t> counters, next_counters;
+  IntVec valid, pick, joint;
+  std::vector<uint8_t> applied;
+  std::vector<IntVec> options_per_robot;
+  std::vector<std::pair<int32_t, int32_t>> swaps;
+  std::vector<uint8_t> row;
+  // Relocation pruning of the state being expanded (see Searcher::set_pruning).
+  int32_t skip_robot = -1, only_robot = -1;
+  int64_t generated = 0, pruned = 0;
+  // What this thread found in the current batch (see Searcher::Expansion).
+  std::vector<Child> children;
+  std::vector<uint8_t> rows;  // the children's packed rows, one after another
+  std::vector<IntVec> keys;   // counters the table did not have (local keys, see Packer)
+  void clear_batch() {
+    children.clear();
+    rows.clear();
+    keys.clear();
+  }
+};
+
 class Searcher {
  public:
   Searcher(const Task& task, const uint64_t* words, const int32_t* counters,
            const SearchOptions& options)
       : task_(task),
         options_(options),
-        packer_(task, words, options.mode == PlanMode::kTurnBased,
-                options.symmetry ? options.symmetry->pair_facts : IntVec{},
-                options.pack_group_begin, options.pack_group_facts),
-        store_(packer_.width()),
-        row_(packer_.width()),
-        words_(static_cast<size_t>(task.num_words)),
-        counters_(static_cast<size_t>(task.num_counters)),
-        next_words_(static_cast<size_t>(task.num_words)),
-        next_counters_(static_cast<size_t>(task.num_counters)),
-        mask_(static_cast<size_t>(task.mask_words)),
+        table_(task, options.mode == PlanMode::kTurnBased),
         start_(std::chrono::steady_clock::now()) {
     const auto players = static_cast<int32_t>(options.robots.size());
     if (options.mode != PlanMode::kCentralized && players == 0) {
@@ -350,27 +447,38 @@ class Searcher {
       if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
     }
     if (options.weight < 1) throw std::invalid_argument("the A* weight must be at least 1");
+    if (options.threads < 1) throw std::invalid_argument("a search needs at least one thread");
+    if (options.batch < 0) throw std::invalid_argument("the batch size cannot be negative");
     no_op_.resize(static_cast<size_t>(task.num_groundings));
     for (int32_t g = 0; g < task.num_groundings; ++g) {
       no_op_[g] = task.spec.eff_begin[g] == task.spec.eff_begin[g + 1] &&
                   task.spec.sfx_begin[g] == task.spec.sfx_begin[g + 1];
     }
     init_relocations();
+    expanders_.push_back(std::make_unique<Expander>(
+        Packer(task, words, &table_, options.symmetry ? options.symmetry->pair_facts : IntVec{},
+               options.pack_group_begin, options.pack_group_facts)));
+    Expander& x = main();
+    store_ = std::make_unique<StateStore>(x.packer.width());
+    x.row.resize(x.packer.width());
+    x.words.assign(words, words + task.num_words);
+    x.counters.assign(counters, counters + task.num_counters);
+    if (options.mode != PlanMode::kTurnBased) x.counters[0] = 0;
+    x.next_words.resize(static_cast<size_t>(task.num_words));
+    x.next_counters.resize(static_cast<size_t>(task.num_counters));
+    x.mask.resize(static_cast<size_t>(task.mask_words));
     if (options.algorithm == Algorithm::kAstar) {
-      heuristic_ = std::make_unique<DelayHeuristic>(
+      x.delay = std::make_unique<DelayHeuristic>(
           task, options.mode == PlanMode::kSimultaneous ? players : 1, options.lmcut);
     }
-    std::copy(words, words + task.num_words, words_.begin());
-    std::copy(counters, counters + task.num_counters, counters_.begin());
-    if (options.mode != PlanMode::kTurnBased) counters_[0] = 0;
     if (options.symmetry) {
-      canon_ = std::make_unique<Canonicalizer>(task, *options.symmetry);
-      if (canon_->empty()) canon_.reset();
+      x.canon = std::make_unique<Canonicalizer>(task, *options.symmetry);
+      if (x.canon->empty()) x.canon.reset();
     }
-    root_words_ = words_;
-    root_counters_ = counters_;
-    if (canon_) canon_->canonicalize(words_.data(), counters_.data(), nullptr);
-    if (heuristic_ && options.projections) {
+    root_words_ = x.words;
+    root_counters_ = x.counters;
+    if (x.canon) x.canon->canonicalize(x.words.data(), x.counters.data(), nullptr);
+    if (x.delay && options.projections) {
       // Construction counts against the time limit and can be cancelled like the search.
       auto stop = [this]() {
         const SearchStatus status = clock_limits();
@@ -388,10 +496,10 @@ class Searcher {
       // limit, upgrades must end within 40% of it (by default).
       ProjectionLimits limits = options.projection_limits;
       if (limits.upgrade_seconds <= 0) limits.upgrade_seconds = 0.4 * options.time_limit;
-      projection_ = std::make_unique<ProjectionHeuristic>(projected, *options.projections,
-                                                          words_.data(), counters_.data(), stop,
-                                                          limits);
-      stats_.abstract_states = projection_->abstract_states();
+      x.projection = std::make_unique<ProjectionHeuristic>(projected, *options.projections,
+                                                           x.words.data(), x.counters.data(),
+                                                           stop, limits);
+      stats_.abstract_states = x.projection->abstract_states();
       // The time bound (h_max of the relaxed task, delays counted) costs ~50 projection
       // lookups per state. Keep it only where it says more than the projections at the start:
       // without delayed effects it never does, and with them it does where an object the
@@ -401,44 +509,89 @@ class Searcher {
           std::any_of(task.spec.node_type.begin(), task.spec.node_type.end(),
                       [](int32_t t) { return t == static_cast<int32_t>(EffectType::kDelayed); });
       delay_bound_ = options.lmcut ||
-                     (delays && heuristic_->evaluate(words_.data(), counters_.data()) >
-                                    projection_->evaluate(words_.data(), counters_.data()));
+                     (delays && x.delay->evaluate(x.words.data(), x.counters.data()) >
+                                    x.projection->evaluate(x.words.data(), x.counters.data()));
     }
+    // A* on several threads: each further thread expands with copies of thread 0's parts
+    // (the projections' tables are shared, not copied).
+    const int32_t threads = options.algorithm == Algorithm::kAstar ? options.threads : 1;
+    for (int32_t k = 1; k < threads; ++k) {
+      auto copy = std::make_unique<Expander>(x.packer);
+      copy->row = x.row;
+      copy->words = x.words;
+      copy->counters = x.counters;
+      copy->next_words = x.next_words;
+      copy->next_counters = x.next_counters;
+      copy->mask = x.mask;
+      if (x.canon) copy->canon = std::make_unique<Canonicalizer>(*x.canon);
+      if (x.delay) copy->delay = std::make_unique<DelayHeuristic>(*x.delay);
+      if (x.projection) copy->projection = x.projection->clone();
+      expanders_.push_back(std::move(copy));
+    }
+    if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads, 1);
+    batch_size_ = options.batch > 0 ? options.batch : threads > 1 ? kThreadedBatch : 1;
   }
 
   SearchResult run() {
     SearchResult result;
-    result.stats.state_bytes = static_cast<int64_t>(packer_.width());
-    packer_.pack(words_.data(), counters_.data(), row_.data());
-    const uint32_t root = store_.insert(row_.data()).first;
+    Expander& x = main();
+    x.packer.pack_interning(x.words.data(), x.counters.data(), x.row.data());
+    const uint32_t root = store_->insert(x.row.data()).first;
     parent_.push_back(kNone);
     info_.push_back({0, StoredBound{}, 0});
-    if (goal_reached(task_, words_.data())) {
+    if (goal_reached(task_, x.words.data())) {
       result.status = SearchStatus::kSolved;
     } else if (options_.algorithm == Algorithm::kBfs) {
       result.status = bfs(result);
     } else {
       result.status = astar(root, result);
     }
-    stats_.stored = static_cast<int64_t>(store_.size());
-    stats_.bytes = memory();
-    stats_.seconds = elapsed();
-    result.stats = stats_;
-    result.stats.state_bytes = static_cast<int64_t>(packer_.width());
+    result.stats = stats_so_far();
+    result.stats.seconds = elapsed();
     return result;
   }
 
  private:
+  enum class Outcome : uint8_t { kExpanded, kDeadEnd, kRaised, kTooDeep };
+  struct Expansion {
+    uint32_t id;
+    int32_t g;
+    uint8_t flags;  // as popped
+    Outcome outcome;
+    int32_t late;  // the deferred bound (kPendingFlag), or -1
+    // Its successors: [first, end) of the children (and rows) of the expander that expanded
+    // it, whose keys from first_key on are its local keys.
+    int32_t by;
+    size_t first, end, first_key;
+  };
+  // States expanded at once when several threads search: enough to keep the threads busy
+  // between two synchronizations, few enough that a batch stays close to A*'s order.
+  static constexpr int32_t kThreadedBatch = 64;
+
+  Expander& main() { return *expanders_[0]; }
+
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
 
   int64_t memory() const {
-    int64_t total = store_.bytes() + packer_.bytes() + parent_.bytes() + info_.bytes();
+    int64_t total = store_->bytes() + table_.bytes() + parent_.bytes() + info_.bytes();
     for (const auto& by_g : open_) {
       for (const auto& ids : by_g) total += capacity_bytes(ids);
     }
     return total;
+  }
+
+  SearchStats stats_so_far() const {
+    SearchStats so_far = stats_;
+    for (const auto& x : expanders_) {
+      so_far.generated += x->generated;
+      so_far.pruned += x->pruned;
+    }
+    so_far.stored = static_cast<int64_t>(store_->size());
+    so_far.bytes = memory();
+    so_far.state_bytes = static_cast<int64_t>(expanders_[0]->packer.width());
+    return so_far;
   }
 
   // Relocation pruning (search.h): in centralized mode, after a step that moved robot r, r's
@@ -463,23 +616,32 @@ class Searcher {
     if (options_.mode == PlanMode::kCentralized) relocated_ = relocated;
   }
 
+  // The successors a state's expansion generates, from its flags: with a mover code, all but
+  // that robot's moves and the no-ops; with kRestFlag too, only those (a second expansion).
+  void set_pruning(Expander& x, uint8_t flags) const {
+    const int32_t robot = code_robot_[flags >> kMoverShift];
+    const bool rest = (flags & kRestFlag) != 0;
+    x.skip_robot = rest ? -1 : robot;
+    x.only_robot = rest ? robot : -1;
+  }
+
   // A step reaches a stored state at its depth: its pruning keeps only what both steps
-  // into it skip (search.h). Returns whether that changed it.
-  bool relax_mover(uint32_t id) {
-    const uint8_t bits = info_[id].flags & kMoverMask;
-    if (bits == 0 || bits == mover_bits_ || (info_[id].flags & kRestFlag)) return false;
+  // into it skip (search.h). `bits`: the step's mover bits. Returns whether that changed it.
+  bool relax_mover(uint32_t id, uint8_t bits) {
+    const uint8_t have = info_[id].flags & kMoverMask;
+    if (have == 0 || have == bits || (info_[id].flags & kRestFlag)) return false;
     info_[id].flags &= static_cast<uint8_t>(~kMoverMask);
     return true;
   }
 
-  // Checked between expansions; returns the status that stops the search, or kSolved for none.
   // Whether storing one more state would exceed max_states (then the search stops).
   bool full() {
     full_ = full_ || (options_.max_states > 0 &&
-                      static_cast<int64_t>(store_.size()) >= options_.max_states);
+                      static_cast<int64_t>(store_->size()) >= options_.max_states);
     return full_;
   }
 
+  // Checked between expansions; returns the status that stops the search, or kSolved for none.
   SearchStatus check_limits() {
     if (full_) return SearchStatus::kStateLimit;
     if (cancelled_) return SearchStatus::kCancelled;
@@ -497,48 +659,45 @@ class Searcher {
     if (options_.time_limit > 0 && now > options_.time_limit) return SearchStatus::kTimeLimit;
     if (options_.poll && now >= next_poll_) {
       next_poll_ = now + 0.1;
-      SearchStats so_far = stats_;
-      so_far.stored = static_cast<int64_t>(store_.size());
-      so_far.bytes = memory();
-      so_far.state_bytes = static_cast<int64_t>(packer_.width());
+      SearchStats so_far = stats_so_far();
       so_far.seconds = now;
       if (options_.poll(so_far)) return SearchStatus::kCancelled;
     }
     return SearchStatus::kSolved;
   }
 
-  // Calls visit(step_groundings, n, status) for every successor of the unpacked state, with
-  // the successor in next_words_ / next_counters_.
+  // Calls visit(step_groundings, n, status) for every successor of x's state, with the
+  // successor in x.next_words / x.next_counters.
   template <typename Visit>
-  void successors(Visit&& visit) {
+  void successors(Expander& x, Visit&& visit) const {
     const bool simultaneous = options_.mode == PlanMode::kSimultaneous;
     int32_t player = -1;
-    if (options_.mode == PlanMode::kTurnBased) player = options_.robots[counters_[0]];
-    valid_mask(task_, words_.data(), mask_.data(), player);
-    valid_.clear();
+    if (options_.mode == PlanMode::kTurnBased) player = options_.robots[x.counters[0]];
+    valid_mask(task_, x.words.data(), x.mask.data(), player);
+    x.valid.clear();
     for (int32_t w = 0; w < task_.mask_words; ++w) {
-      for (uint64_t bits = mask_[w]; bits; bits &= bits - 1) {
-        valid_.push_back(w * 64 + std::countr_zero(bits));
+      for (uint64_t bits = x.mask[w]; bits; bits &= bits - 1) {
+        x.valid.push_back(w * 64 + std::countr_zero(bits));
       }
     }
     auto apply = [&](const int32_t* groundings, int32_t n) {
-      std::copy(words_.begin(), words_.end(), next_words_.begin());
-      std::copy(counters_.begin(), counters_.end(), next_counters_.begin());
-      applied_.assign(static_cast<size_t>(n), 0);
-      int status = step(task_, next_words_.data(), next_counters_.data(), groundings, n,
-                        applied_.data());
+      std::copy(x.words.begin(), x.words.end(), x.next_words.begin());
+      std::copy(x.counters.begin(), x.counters.end(), x.next_counters.begin());
+      x.applied.assign(static_cast<size_t>(n), 0);
+      int status = step(task_, x.next_words.data(), x.next_counters.data(), groundings, n,
+                        x.applied.data());
       for (int32_t k = 0; k < n; ++k) {
         // A step whose entry was no longer valid equals the step with -1 there (also visited).
-        if (groundings[k] >= 0 && !applied_[k]) return;
+        if (groundings[k] >= 0 && !x.applied[k]) return;
       }
-      if (options_.mode != PlanMode::kTurnBased) next_counters_[0] = 0;
+      if (options_.mode != PlanMode::kTurnBased) x.next_counters[0] = 0;
       visit(groundings, n, status);
     };
     if (!simultaneous) {
-      for (int32_t g : valid_) {
+      for (int32_t g : x.valid) {
         // Relocation pruning (search.h): after robot r's move, neither r's moves nor a no-op.
-        if (skip_robot_ >= 0 && (relocated_[g] == skip_robot_ || no_op_[g])) continue;
-        if (only_robot_ >= 0 && relocated_[g] != only_robot_ && !no_op_[g]) continue;
+        if (x.skip_robot >= 0 && (relocated_[g] == x.skip_robot || no_op_[g])) continue;
+        if (x.only_robot >= 0 && relocated_[g] != x.only_robot && !no_op_[g]) continue;
         apply(&g, 1);
       }
       return;
@@ -549,9 +708,9 @@ class Searcher {
     // nothing (such as wait) equals no action and is offered to the first robot only. One owned
     // by a player that is not among the robots is refused in every slot.
     const auto players = static_cast<int32_t>(options_.robots.size());
-    options_per_robot_.assign(static_cast<size_t>(players), IntVec{-1});
+    x.options_per_robot.assign(static_cast<size_t>(players), IntVec{-1});
     const TaskSpec& spec = task_.spec;
-    for (int32_t g : valid_) {
+    for (int32_t g : x.valid) {
       const int32_t owner = spec.owner[g];
       int32_t slot = -1;
       for (int32_t r = 0; r < players; ++r) {
@@ -559,64 +718,73 @@ class Searcher {
       }
       if (slot < 0 && owner >= 0) continue;  // a player that is not a robot: Env.step refuses
       if (slot >= 0 || no_op_[g]) {
-        options_per_robot_[std::max(slot, 0)].push_back(g);
+        x.options_per_robot[std::max(slot, 0)].push_back(g);
       } else {
-        for (int32_t r = 0; r < players; ++r) options_per_robot_[r].push_back(g);
+        for (int32_t r = 0; r < players; ++r) x.options_per_robot[r].push_back(g);
       }
     }
-    IntVec pick(static_cast<size_t>(players), 0), joint(static_cast<size_t>(players), -1);
+    x.pick.assign(static_cast<size_t>(players), 0);
+    x.joint.assign(static_cast<size_t>(players), -1);
     for (;;) {
-      for (int32_t r = 0; r < players; ++r) joint[r] = options_per_robot_[r][pick[r]];
-      apply(joint.data(), players);
+      for (int32_t r = 0; r < players; ++r) x.joint[r] = x.options_per_robot[r][x.pick[r]];
+      apply(x.joint.data(), players);
       int32_t r = 0;
-      while (r < players && ++pick[r] == static_cast<int32_t>(options_per_robot_[r].size())) {
-        pick[r++] = 0;
+      while (r < players && ++x.pick[r] == static_cast<int32_t>(x.options_per_robot[r].size())) {
+        x.pick[r++] = 0;
       }
       if (r == players) break;
     }
   }
 
-  // Stores the successor in next_words_ / next_counters_, reached by this step: (id, fresh),
-  // or (kNone, false) when it is dropped (exhausted creation pool, or the state limit is
-  // reached). Sets mover_bits_ to the bits of the step's mover.
-  std::pair<uint32_t, bool> store_next(const int32_t* groundings, int32_t n, int status) {
-    ++stats_.generated;
-    if (status & kStatusPoolExhausted) {
-      ++stats_.pruned;
-      return {kNone, false};
-    }
-    if (full()) return {kNone, false};
+  // Replaces x's successor by its representative (symmetry reduction) and returns the mover
+  // bits of the step into it: the code of the robot a relocation moved, named as in the
+  // representative, or 0.
+  uint8_t canonical_child(Expander& x, const int32_t* groundings, int32_t n) const {
     int32_t mover = n == 1 && !relocated_.empty() ? relocated_[groundings[0]] : -1;
-    if (canon_) {
-      // The stored state is the representative: the robot that moved is its image there.
-      swaps_.clear();
-      canon_->canonicalize(next_words_.data(), next_counters_.data(),
-                           mover >= 0 ? &swaps_ : nullptr);
-      for (const auto& [a, b] : swaps_) mover = mover == a ? b : mover == b ? a : mover;
+    if (x.canon) {
+      x.swaps.clear();
+      x.canon->canonicalize(x.next_words.data(), x.next_counters.data(),
+                            mover >= 0 ? &x.swaps : nullptr);
+      for (const auto& [a, b] : x.swaps) mover = mover == a ? b : mover == b ? a : mover;
     }
-    mover_bits_ = mover >= 0 ? static_cast<uint8_t>(robot_code_[mover] << kMoverShift) : 0;
-    packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
-    return store_.insert(row_.data());
+    return mover >= 0 ? static_cast<uint8_t>(robot_code_[mover] << kMoverShift) : 0;
   }
 
-  // Whether next_words_ / next_counters_ (canonicalized as the search stores them) pack to
-  // stored state `id` (for plan extraction).
-  bool next_is(uint32_t id) {
-    packer_.pack(next_words_.data(), next_counters_.data(), row_.data());
-    return std::memcmp(row_.data(), store_.at(id), packer_.width()) == 0;
+  // BFS: stores x's successor, reached by this step: (id, fresh, mover bits), or (kNone, false)
+  // when it is dropped (exhausted creation pool, or the state limit is reached).
+  std::tuple<uint32_t, bool, uint8_t> store_next(Expander& x, const int32_t* groundings, int32_t n,
+                                                 int status) {
+    ++x.generated;
+    if (status & kStatusPoolExhausted) {
+      ++x.pruned;
+      return {kNone, false, 0};
+    }
+    if (full()) return {kNone, false, 0};
+    const uint8_t bits = canonical_child(x, groundings, n);
+    x.packer.pack_interning(x.next_words.data(), x.next_counters.data(), x.row.data());
+    const auto [id, fresh] = store_->insert(x.row.data());
+    return {id, fresh, bits};
+  }
+
+  // Whether x's successor (canonicalized as the search stores them) packs to stored state
+  // `id` (for plan extraction).
+  bool next_is(Expander& x, uint32_t id) {
+    return x.packer.pack(x.next_words.data(), x.next_counters.data(), x.row.data()) &&
+           std::memcmp(x.row.data(), store_->at(id), x.packer.width()) == 0;
   }
 
   // A step from stored state `from` to stored state `to`, found again among from's successors
   // (the search keeps no step per state: 4 bytes each, and a joint step's width in
   // simultaneous mode). Any such step does: the plan only needs to reach the same states.
   std::vector<int32_t> step_between(uint32_t from, uint32_t to) {
-    packer_.unpack(store_.at(from), words_.data(), counters_.data());
-    skip_robot_ = only_robot_ = -1;
+    Expander& x = main();
+    x.packer.unpack(store_->at(from), x.words.data(), x.counters.data());
+    x.skip_robot = x.only_robot = -1;
     std::vector<int32_t> found;
-    successors([&](const int32_t* groundings, int32_t n, int status) {
+    successors(x, [&](const int32_t* groundings, int32_t n, int status) {
       if (!found.empty() || (status & kStatusPoolExhausted)) return;
-      if (canon_) canon_->canonicalize(next_words_.data(), next_counters_.data(), nullptr);
-      if (next_is(to)) found.assign(groundings, groundings + n);
+      if (x.canon) x.canon->canonicalize(x.next_words.data(), x.next_counters.data(), nullptr);
+      if (next_is(x, to)) found.assign(groundings, groundings + n);
     });
     if (found.empty()) throw std::logic_error("plan extraction: no step between stored states");
     return found;
@@ -628,7 +796,7 @@ class Searcher {
     std::reverse(path.begin(), path.end());
     std::vector<std::vector<int32_t>> plan;
     for (size_t i = 1; i < path.size(); ++i) plan.push_back(step_between(path[i - 1], path[i]));
-    if (canon_) to_real_objects(path, plan);
+    if (main().canon) to_real_objects(path, plan);
     result.plan = std::move(plan);
   }
 
@@ -637,6 +805,7 @@ class Searcher {
   // transpositions of every canonicalization along the path.
   void to_real_objects(const std::vector<uint32_t>& path,
                        std::vector<std::vector<int32_t>>& plan) {
+    Expander& x = main();
     IntVec real(static_cast<size_t>(task_.num_objects));
     std::iota(real.begin(), real.end(), 0);
     std::vector<std::pair<int32_t, int32_t>> swaps;
@@ -644,9 +813,9 @@ class Searcher {
       for (const auto& [a, b] : swaps) std::swap(real[a], real[b]);
       swaps.clear();
     };
-    std::copy(root_words_.begin(), root_words_.end(), next_words_.begin());
-    std::copy(root_counters_.begin(), root_counters_.end(), next_counters_.begin());
-    canon_->canonicalize(next_words_.data(), next_counters_.data(), &swaps);
+    std::copy(root_words_.begin(), root_words_.end(), x.next_words.begin());
+    std::copy(root_counters_.begin(), root_counters_.end(), x.next_counters.begin());
+    x.canon->canonicalize(x.next_words.data(), x.next_counters.data(), &swaps);
     follow();
     const TaskSpec& s = task_.spec;
     const int32_t params = task_.max_params;
@@ -661,11 +830,11 @@ class Searcher {
     for (size_t i = 0; i < plan.size(); ++i) {
       // Replay the step on the representative it was found from, then canonicalize as the
       // search did; the result must be the stored successor.
-      packer_.unpack(store_.at(path[i]), next_words_.data(), next_counters_.data());
+      x.packer.unpack(store_->at(path[i]), x.next_words.data(), x.next_counters.data());
       std::vector<int32_t>& groundings = plan[i];
-      step(task_, next_words_.data(), next_counters_.data(), groundings.data(),
+      step(task_, x.next_words.data(), x.next_counters.data(), groundings.data(),
            static_cast<int32_t>(groundings.size()), nullptr);
-      if (options_.mode != PlanMode::kTurnBased) next_counters_[0] = 0;
+      if (options_.mode != PlanMode::kTurnBased) x.next_counters[0] = 0;
       for (int32_t& g : groundings) {
         if (g < 0) continue;
         IntVec key{s.action_of[g]};
@@ -679,8 +848,8 @@ class Searcher {
         }
         g = found->second;
       }
-      canon_->canonicalize(next_words_.data(), next_counters_.data(), &swaps);
-      if (!next_is(path[i + 1])) {
+      x.canon->canonicalize(x.next_words.data(), x.next_counters.data(), &swaps);
+      if (!next_is(x, path[i + 1])) {
         throw std::logic_error("symmetry: replaying the plan left the stored path");
       }
       follow();
@@ -688,26 +857,26 @@ class Searcher {
   }
 
   SearchStatus bfs(SearchResult& result) {
-    for (uint32_t id = 0; id < store_.size(); ++id) {
+    Expander& x = main();
+    for (uint32_t id = 0; id < store_->size(); ++id) {
       const SearchStatus stop = check_limits();
       if (stop != SearchStatus::kSolved) return stop;
       if (info_[id].g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
-      packer_.unpack(store_.at(id), words_.data(), counters_.data());
+      x.packer.unpack(store_->at(id), x.words.data(), x.counters.data());
       stats_.bound = info_[id].g;
       ++stats_.expanded;
-      skip_robot_ = code_robot_[info_[id].flags >> kMoverShift];
-      only_robot_ = -1;
+      set_pruning(x, info_[id].flags & kMoverMask);
       uint32_t found = kNone;
-      successors([&](const int32_t* groundings, int32_t n, int status) {
+      successors(x, [&](const int32_t* groundings, int32_t n, int status) {
         if (found != kNone) return;
-        const auto [child, fresh] = store_next(groundings, n, status);
+        const auto [child, fresh, bits] = store_next(x, groundings, n, status);
         if (!fresh) {
           // Another step into a state of the next layer (not expanded yet).
-          if (child != kNone && info_[child].g == info_[id].g + 1) relax_mover(child);
+          if (child != kNone && info_[child].g == info_[id].g + 1) relax_mover(child, bits);
           return;
         }
         parent_.push_back(id);
-        info_.push_back({static_cast<uint16_t>(info_[id].g + 1), StoredBound{}, mover_bits_});
+        info_.push_back({static_cast<uint16_t>(info_[id].g + 1), StoredBound{}, bits});
         if (status & kStatusGoal) found = child;
       });
       if (found != kNone) {
@@ -720,21 +889,21 @@ class Searcher {
   }
 
   // max(projection bound, DelayHeuristic); DelayHeuristic::kDeadEnd when either proves it.
-  int32_t evaluate(const uint64_t* words, const int32_t* counters) {
+  int32_t evaluate(Expander& x, const uint64_t* words, const int32_t* counters) const {
     int32_t h = 0;
-    if (projection_) {
-      h = projection_->evaluate(words, counters);
+    if (x.projection) {
+      h = x.projection->evaluate(words, counters);
       if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
     }
-    return delay_bound_ ? std::max(h, heuristic_->evaluate(words, counters)) : h;
+    return delay_bound_ ? std::max(h, x.delay->evaluate(words, counters)) : h;
   }
 
-  // The bound of the successor in next_words_ / next_counters_. With the projection bound (a few
-  // lookups) the DelayHeuristic (a relaxed-task pass, ~50x dearer) is deferred until the state
-  // is popped: `pending` says so. Most generated states are never popped.
-  int32_t evaluate_child(bool& pending) {
-    if (!projection_) return heuristic_->evaluate(next_words_.data(), next_counters_.data());
-    const int32_t h = projection_->evaluate(next_words_.data(), next_counters_.data());
+  // The bound of x's successor. With the projection bound (a few lookups) the DelayHeuristic
+  // (a relaxed-task pass, ~50x dearer) is deferred until the state is popped: `pending` says
+  // so. Most generated states are never popped.
+  int32_t evaluate_child(Expander& x, bool& pending) const {
+    if (!x.projection) return x.delay->evaluate(x.next_words.data(), x.next_counters.data());
+    const int32_t h = x.projection->evaluate(x.next_words.data(), x.next_counters.data());
     if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
     pending = delay_bound_;
     return h;
@@ -747,128 +916,253 @@ class Searcher {
     by_g[g].push_back(id);
   }
 
+  // A* pops states in batches (of one on a single thread; see search.h, "Threads"): up to
+  // batch_size_ states of the current f layer, deepest first. They are expanded at once
+  // (expand(), by every thread, reading the search's tables but writing only the batch), and
+  // their successors are then stored in the batch's order (merge(), on thread 0). A successor
+  // is one step deeper than its parent, so a merge changes only states deeper than the one
+  // merged: states of the batch merged before it, as if popped and expanded one at a time.
+  // The order of the stored states, and so the whole search, depends only on the batch size,
+  // never on the threads' timing.
   SearchStatus astar(uint32_t root, SearchResult& result) {
-    const int32_t h0 = evaluate(words_.data(), counters_.data());
+    Expander& x = main();
+    const int32_t h0 = evaluate(x, x.words.data(), x.counters.data());
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
     const int32_t w = options_.weight;
     info_[root].h = stored_h(h0);
     push_open(root, 0, w * h0);
-    for (size_t f = 0; f < open_.size(); ++f) {
-      if (w == 1) stats_.bound = static_cast<int32_t>(f);
+    for (size_t layer = 0; layer < open_.size(); ++layer) {
+      const auto f = static_cast<int32_t>(layer);
+      if (w == 1) stats_.bound = f;
       for (;;) {
         // Highest g first within an f layer: deeper states are closer to a goal.
-        auto& by_g = open_[f];
-        while (!by_g.empty() && by_g.back().empty()) by_g.pop_back();
-        if (by_g.empty()) break;
-        const int32_t g = static_cast<int32_t>(by_g.size()) - 1;
-        const uint32_t id = by_g.back().back();
-        by_g.back().pop_back();
-        // Stored states never move (BlockArray), so the reference outlives the appends below.
-        StateInfo& info = info_[id];
-        if (info.g != g) continue;  // re-opened with a smaller g since
-        // A successor left out at the state limit could have had a smaller f than this goal
-        // (which only matters for an optimal plan).
-        if (full_ && w == 1) return SearchStatus::kStateLimit;
-        if (info.flags & kGoalFlag) {
-          extract(id, result);
-          return SearchStatus::kSolved;
-        }
-        const SearchStatus stop = check_limits();
-        if (stop != SearchStatus::kSolved) return stop;
-        packer_.unpack(store_.at(id), words_.data(), counters_.data());
-        if (info.flags & kPendingFlag) {
-          // Deferred part of the bound (see evaluate_child): computed only for states that
-          // reach the front; a larger value sends the state to its true f layer.
-          info.flags &= ~kPendingFlag;
-          const int32_t late = heuristic_->evaluate(words_.data(), counters_.data());
-          if (late == DelayHeuristic::kDeadEnd) {
-            info.h = StoredBound::kDead;
-            ++stats_.pruned;
+        int32_t taken = 0;
+        while (taken < batch_size_) {
+          auto& by_g = open_[layer];
+          while (!by_g.empty() && by_g.back().empty()) by_g.pop_back();
+          if (by_g.empty()) break;
+          const int32_t g = static_cast<int32_t>(by_g.size()) - 1;
+          const uint32_t id = by_g.back().back();
+          const StateInfo& info = info_[id];
+          if (info.g != g) {  // re-opened with a smaller g since
+            by_g.back().pop_back();
             continue;
           }
-          if (late > value(info.h)) {
-            info.h = stored_h(late);
-            if (g + w * value(info.h) > static_cast<int32_t>(f)) {
-              push_open(id, g, g + w * value(info.h));
-              continue;
-            }
+          // A state is in the open list once per expansion it is due; never twice in a batch.
+          if (std::any_of(batch_.begin(), batch_.begin() + taken,
+                          [&](const Expansion& e) { return e.id == id; })) {
+            break;
           }
+          by_g.back().pop_back();
+          // A successor left out at the state limit could have had a smaller f than this goal
+          // (which only matters for an optimal plan).
+          if (full_ && w == 1) return SearchStatus::kStateLimit;
+          if (info.flags & kGoalFlag) {
+            extract(id, result);
+            return SearchStatus::kSolved;
+          }
+          const SearchStatus stop = check_limits();
+          if (stop != SearchStatus::kSolved) return stop;
+          if (static_cast<size_t>(taken) == batch_.size()) batch_.emplace_back();
+          Expansion& e = batch_[taken++];
+          e.id = id;
+          e.g = g;
+          e.flags = info.flags;
         }
-        if (g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
-        ++stats_.expanded;
-        // A second expansion after relax_mover generates only what the first one skipped.
-        const int32_t code = info.flags >> kMoverShift;
-        const bool rest = (info.flags & kRestFlag) != 0;
-        skip_robot_ = rest ? -1 : code_robot_[code];
-        only_robot_ = rest ? code_robot_[code] : -1;
-        info.flags = static_cast<uint8_t>(
-            (rest ? info.flags & ~(kMoverMask | kRestFlag) : info.flags) | kExpandedFlag);
-        const int32_t child_g = g + 1;
-        successors([&](const int32_t* groundings, int32_t n, int status) {
-          const auto [child, fresh] = store_next(groundings, n, status);
-          if (child == kNone) return;
-          if (fresh) {
-            const bool goal = (status & kStatusGoal) != 0;
-            bool pending = false;
-            const int32_t h = goal ? 0 : evaluate_child(pending);
-            parent_.push_back(id);
-            const bool dead = h == DelayHeuristic::kDeadEnd;
-            info_.push_back({static_cast<uint16_t>(child_g),
-                             dead ? StoredBound::kDead : stored_h(h),
-                             static_cast<uint8_t>((goal ? kGoalFlag : 0) |
-                                                  (pending ? kPendingFlag : 0) | mover_bits_)});
-            if (dead) {
-              ++stats_.pruned;
-              return;
+        if (taken == 0) break;
+        for (auto& each : expanders_) each->clear_batch();
+        if (taken == 1 || !pool_) {
+          for (int32_t i = 0; i < taken; ++i) expand(0, batch_[i], f);
+        } else {
+          std::atomic<int32_t> next{0};
+          pool_->run(static_cast<int64_t>(expanders_.size()), [&](int64_t k, int64_t) {
+            for (int32_t i; (i = next.fetch_add(1)) < taken;) {
+              expand(static_cast<int32_t>(k), batch_[i], f);
             }
-            // Pathmax: a child's f never drops below its parent's (h may be inconsistent),
-            // so it is never pushed below the layer being expanded.
-            push_open(child, child_g, std::max(child_g + w * h, static_cast<int32_t>(f)));
-            return;
-          }
-          StateInfo& known = info_[child];
-          if (known.h == StoredBound::kDead || child_g > known.g) return;
-          const int32_t known_f = std::max(child_g + w * value(known.h), static_cast<int32_t>(f));
-          if (child_g < known.g) {
-            parent_[child] = id;
-            known.g = static_cast<uint16_t>(child_g);
-            // The pruning below this state follows its (new) parent step.
-            known.flags = static_cast<uint8_t>(
-                (known.flags & ~(kMoverMask | kExpandedFlag | kRestFlag)) | mover_bits_);
-            push_open(child, child_g, known_f);
-          } else {
-            const uint8_t before = known.flags;
-            if (relax_mover(child) && (before & kExpandedFlag)) {
-              // Expanded with a pruning that this equally short step does not ask for: once
-              // more, for the skipped successors only.
-              known.flags = static_cast<uint8_t>((before & ~kExpandedFlag) | kRestFlag);
-              push_open(child, child_g, known_f);
-            }
-          }
-        });
+          });
+        }
+        for (int32_t i = 0; i < taken; ++i) {
+          const SearchStatus status = merge(batch_[i], f);
+          if (status != SearchStatus::kSolved) return status;
+        }
       }
     }
     // Successors left out at the state limit may have led to the goal.
     return full_ ? SearchStatus::kStateLimit : SearchStatus::kUnsolvable;
   }
 
+  // Expands a popped state of layer f into e with x (any thread): reads the stored tables,
+  // writes only x and e.
+  void expand(int32_t thread, Expansion& e, int32_t f) const {
+    Expander& x = *expanders_[thread];
+    e.by = thread;
+    e.first = e.end = x.children.size();
+    e.first_key = x.keys.size();
+    e.late = -1;
+    x.packer.unpack(store_->at(e.id), x.words.data(), x.counters.data());
+    if (e.flags & kPendingFlag) {
+      // Deferred part of the bound (see evaluate_child): computed only for states that
+      // reach the front; a larger value sends the state to its true f layer.
+      e.late = x.delay->evaluate(x.words.data(), x.counters.data());
+      if (e.late == DelayHeuristic::kDeadEnd) {
+        e.outcome = Outcome::kDeadEnd;
+        return;
+      }
+      const int32_t h = value(info_[e.id].h);
+      if (e.late > h && e.g + options_.weight * value(stored_h(e.late)) > f) {
+        e.outcome = Outcome::kRaised;
+        return;
+      }
+    }
+    if (e.g >= kMaxSearchDepth) {
+      e.outcome = Outcome::kTooDeep;
+      return;
+    }
+    e.outcome = Outcome::kExpanded;
+    set_pruning(x, e.flags);
+    const size_t width = x.packer.width();
+    successors(x, [&](const int32_t* groundings, int32_t n, int status) {
+      ++x.generated;
+      if (status & kStatusPoolExhausted) {
+        ++x.pruned;
+        return;
+      }
+      Child child{0, kNone, -1, 0, canonical_child(x, groundings, n)};
+      const size_t at = x.rows.size();
+      x.rows.resize(at + width);
+      uint8_t* row = x.rows.data() + at;
+      if (!x.packer.pack(x.next_words.data(), x.next_counters.data(), row)) {
+        // Counters the table lacks: their local key, the same for equal counters.
+        const auto mine = x.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
+        const auto local = static_cast<uint32_t>(std::find(mine, x.keys.end(), x.packer.key()) - mine);
+        if (mine + local == x.keys.end()) x.keys.push_back(x.packer.key());
+        x.packer.set_id(row, CounterTable::kLocalKey + local);
+      }
+      child.hash = store_->hash(row);
+      if (x.packer.id(row) < CounterTable::kLocalKey) child.found = store_->find(row, child.hash);
+      if (child.found == kNone) {
+        for (size_t k = e.first; k < x.children.size() && child.sibling < 0; ++k) {
+          const Child& other = x.children[k];
+          if (other.found == kNone && other.sibling < 0 && other.hash == child.hash &&
+              std::memcmp(x.rows.data() + k * width, row, width) == 0) {
+            child.sibling = static_cast<int32_t>(k - e.first);
+          }
+        }
+      }
+      if (child.found == kNone && child.sibling < 0) {
+        const bool goal = (status & kStatusGoal) != 0;
+        bool pending = false;
+        child.h = goal ? 0 : evaluate_child(x, pending);
+        child.flags |= static_cast<uint8_t>((goal ? kGoalFlag : 0) | (pending ? kPendingFlag : 0));
+      }
+      x.children.push_back(child);
+    });
+    e.end = x.children.size();
+  }
+
+  // Stores what expand() found for e (thread 0, in batch order): the state's deferred bound,
+  // then each successor as A* would have stored it. kSolved: go on; otherwise why to stop.
+  SearchStatus merge(Expansion& e, int32_t f) {
+    const int32_t w = options_.weight;
+    // Stored states never move (BlockArray), so the reference outlives the appends below.
+    StateInfo& info = info_[e.id];
+    if (e.flags & kPendingFlag) {
+      info.flags &= ~kPendingFlag;
+      if (e.outcome == Outcome::kDeadEnd) {
+        info.h = StoredBound::kDead;
+        ++stats_.pruned;
+        return SearchStatus::kSolved;
+      }
+      if (e.late > value(info.h)) info.h = stored_h(e.late);
+      if (e.outcome == Outcome::kRaised) {
+        push_open(e.id, e.g, e.g + w * value(info.h));
+        return SearchStatus::kSolved;
+      }
+    }
+    if (e.outcome == Outcome::kTooDeep) return SearchStatus::kDepthLimit;
+    ++stats_.expanded;
+    // A second expansion after relax_mover generated only what the first one skipped.
+    if (info.flags & kRestFlag) info.flags &= static_cast<uint8_t>(~(kMoverMask | kRestFlag));
+    info.flags |= kExpandedFlag;
+    Expander& x = *expanders_[e.by];
+    IntVec& ids = merged_ids_;
+    for (size_t k = e.first_key; k < x.keys.size(); ++k) {
+      ids.push_back(static_cast<int32_t>(table_.intern(x.keys[k])));
+    }
+    const size_t width = x.packer.width();
+    const Packer& packer = x.packer;
+    const auto child_g = static_cast<uint16_t>(e.g + 1);
+    child_ids_.clear();
+    for (size_t k = 0; k < e.end - e.first; ++k) {
+      const Child& child = x.children[e.first + k];
+      child_ids_.push_back(kNone);
+      if (full()) continue;
+      uint32_t id = child.found;
+      bool fresh = false;
+      if (child.sibling >= 0) {
+        id = child_ids_[child.sibling];
+      } else if (id == kNone) {
+        uint8_t* row = x.rows.data() + (e.first + k) * width;
+        uint64_t hash = child.hash;
+        const uint32_t config = packer.id(row);
+        if (config >= CounterTable::kLocalKey) {
+          packer.set_id(row, static_cast<uint32_t>(ids[config - CounterTable::kLocalKey]));
+          hash = store_->hash(row);
+        }
+        std::tie(id, fresh) = store_->insert(row, hash);
+      }
+      child_ids_[k] = id;
+      if (id == kNone) continue;
+      if (fresh) {
+        parent_.push_back(e.id);
+        const bool dead = child.h == DelayHeuristic::kDeadEnd;
+        info_.push_back({child_g, dead ? StoredBound::kDead : stored_h(child.h), child.flags});
+        if (dead) {
+          ++stats_.pruned;
+          continue;
+        }
+        // Pathmax: a child's f never drops below its parent's (h may be inconsistent), so it
+        // is never pushed below the layer being expanded.
+        push_open(id, child_g, std::max(child_g + w * child.h, f));
+        continue;
+      }
+      StateInfo& known = info_[id];
+      if (known.h == StoredBound::kDead || child_g > known.g) continue;
+      const int32_t known_f = std::max(child_g + w * value(known.h), f);
+      const uint8_t bits = child.flags & kMoverMask;
+      if (child_g < known.g) {
+        parent_[id] = e.id;
+        known.g = child_g;
+        // The pruning below this state follows its (new) parent step.
+        known.flags = static_cast<uint8_t>(
+            (known.flags & ~(kMoverMask | kExpandedFlag | kRestFlag)) | bits);
+        push_open(id, child_g, known_f);
+      } else {
+        const uint8_t before = known.flags;
+        if (relax_mover(id, bits) && (before & kExpandedFlag)) {
+          // Expanded with a pruning that this equally short step does not ask for: once
+          // more, for the skipped successors only.
+          known.flags = static_cast<uint8_t>((before & ~kExpandedFlag) | kRestFlag);
+          push_open(id, child_g, known_f);
+        }
+      }
+    }
+    ids.clear();
+    return SearchStatus::kSolved;
+  }
+
   const Task& task_;
   const SearchOptions& options_;
-  Packer packer_;
-  StateStore store_;
-  std::vector<uint8_t> row_;
-  std::vector<uint64_t> words_;
-  std::vector<int32_t> counters_;
-  std::vector<uint64_t> next_words_;
-  std::vector<int32_t> next_counters_;
-  std::vector<uint64_t> mask_;
-  IntVec valid_;
-  std::vector<uint8_t> applied_;
-  std::vector<IntVec> options_per_robot_;
-  std::unique_ptr<DelayHeuristic> heuristic_;
-  std::unique_ptr<Canonicalizer> canon_;
-  std::unique_ptr<ProjectionHeuristic> projection_;
+  CounterTable table_;
+  std::unique_ptr<StateStore> store_;
+  // Per thread; expanders_[0] is the calling thread's.
+  std::vector<std::unique_ptr<Expander>> expanders_;
+  std::unique_ptr<ThreadPool> pool_;  // null on one thread
+  int32_t batch_size_ = 1;
+  std::vector<Expansion> batch_;
+  std::vector<uint32_t> child_ids_;  // merge() scratch: the stored id of each successor
+  IntVec merged_ids_;                // ... and the table's id of each local key
   bool delay_bound_ = true;  // whether the DelayHeuristic is part of the bound
   std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)
   std::vector<int32_t> root_counters_;
@@ -895,12 +1189,8 @@ class Searcher {
   std::vector<uint8_t> no_op_;  // per grounding: it has no effects (such as a wait)
   IntVec robot_code_;   // per object: its mover code (1, 2, ...), or 0
   IntVec code_robot_;   // per mover code: the robot (code 0: -1)
-  int32_t skip_robot_ = -1;    // the expanded state's mover: its relocations are skipped
-  int32_t only_robot_ = -1;    // or its relocations (and no-ops) are the only ones expanded
-  uint8_t mover_bits_ = 0;     // the mover bits of the state store_next stored
-  std::vector<std::pair<int32_t, int32_t>> swaps_;
   std::vector<std::vector<std::vector<uint32_t>>> open_;  // [f][g] -> ids
-  SearchStats stats_;
+  SearchStats stats_;  // what thread 0 counts (the expanders count generated and pruned)
   int32_t since_check_ = 0;
   bool full_ = false;
   bool cancelled_ = false;  // the poll asked to stop while the projections were built

@@ -335,6 +335,92 @@ TEST(SearchTest, RelocationPruningKeepsTheOptimumAndGeneratesLess) {
   EXPECT_THROW(search(c.task, s.words.data(), s.counters.data(), wrong), std::invalid_argument);
 }
 
+// `tokens` tokens, each on its own line of `cells` cells (fact t * cells + c: token t on cell
+// c), moved one cell at a time; goal: every token on its last cell. Start: every token on cell
+// 0. Without LM-cut, A*'s bound is the time bound (cells - 1: the tokens move at once in the
+// relaxation), far below the optimum, so each f layer holds many states.
+Task tokens_task(int32_t tokens, int32_t cells) {
+  FixtureBuilder b(tokens * cells);
+  b.add_objects(tokens * cells, "cell");
+  for (int32_t f = 0; f < tokens * cells; ++f) b.fact_args.push_back(f);
+  for (int32_t t = 0; t < tokens; ++t) {
+    for (int32_t c = 0; c + 1 < cells; ++c) {
+      const int32_t at = t * cells + c;
+      for (const auto& [from, to] : {std::pair{at, at + 1}, std::pair{at + 1, at}}) {
+        GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
+        g.args = {from, to};
+        b.add_grounding(g);
+      }
+    }
+    b.goal_atoms.push_back(GoalAtomDef{0, {obj(t * cells + cells - 1, 0, 1)}});
+  }
+  return b.task();
+}
+
+// The results two searches must share when only their thread counts differ.
+void expect_same_search(const SearchResult& a, const SearchResult& b) {
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.plan, b.plan);
+  EXPECT_EQ(a.stats.expanded, b.stats.expanded);
+  EXPECT_EQ(a.stats.generated, b.stats.generated);
+  EXPECT_EQ(a.stats.stored, b.stats.stored);
+  EXPECT_EQ(a.stats.pruned, b.stats.pruned);
+  EXPECT_EQ(a.stats.bound, b.stats.bound);
+}
+
+TEST(SearchTest, ThreadsChangeTheTimeNotTheSearch) {
+  const Task task = tokens_task(4, 6);
+  State start(task);
+  for (int32_t t = 0; t < 4; ++t) start.set(t * 6);
+  SearchOptions one;
+  one.lmcut = false;
+  SearchOptions batched = one;
+  batched.batch = 8;
+  const SearchResult serial = search(task, start.words.data(), start.counters.data(), one);
+  const SearchResult alone = search(task, start.words.data(), start.counters.data(), batched);
+  ASSERT_EQ(serial.status, SearchStatus::kSolved);
+  EXPECT_EQ(serial.plan.size(), 20u);
+  EXPECT_EQ(alone.plan.size(), 20u);
+  EXPECT_GT(alone.stats.expanded, 100);  // many states per layer: batches of 8 fill up
+  for (const int32_t threads : {2, 3}) {
+    SearchOptions parallel = batched;
+    parallel.threads = threads;
+    expect_same_search(alone,
+                       search(task, start.words.data(), start.counters.data(), parallel));
+  }
+  SearchOptions defaults = one;  // batches of kThreadedBatch
+  defaults.threads = 2;
+  const SearchResult two = search(task, start.words.data(), start.counters.data(), defaults);
+  EXPECT_EQ(two.status, SearchStatus::kSolved);
+  EXPECT_EQ(two.plan.size(), 20u);
+  defaults.max_states = 50;
+  EXPECT_EQ(search(task, start.words.data(), start.counters.data(), defaults).status,
+            SearchStatus::kStateLimit);
+  SearchOptions none = one;
+  none.threads = 0;
+  EXPECT_THROW(search(task, start.words.data(), start.counters.data(), none),
+               std::invalid_argument);
+}
+
+TEST(SearchTest, ThreadsShareTheProjectionsAndKeepTheRelocationPruning) {
+  // As above, with the projection bound: each further thread evaluates with a clone.
+  const Carry c = carry_task(/*with_wait=*/true);
+  State s(c.task);
+  s.set(0);
+  s.set(5);
+  SearchOptions options;
+  options.projections = std::make_shared<ProjectionSpec>(c.spec);
+  options.relocation_robot.assign(static_cast<size_t>(c.task.num_groundings), -1);
+  std::fill_n(options.relocation_robot.begin(), 6, 4);
+  options.batch = 2;
+  const SearchResult one = search(c.task, s.words.data(), s.counters.data(), options);
+  ASSERT_EQ(one.status, SearchStatus::kSolved);
+  EXPECT_EQ(one.plan.size(), 4u);
+  EXPECT_EQ(one.stats.initial_h, 3);  // the first move is free (no arrival bits)
+  options.threads = 2;
+  expect_same_search(one, search(c.task, s.words.data(), s.counters.data(), options));
+}
+
 TEST(ProjectionHeuristicTest, CountsPickCarryAndPlace) {
   const Carry c = carry_task();
   EXPECT_EQ(carry_bound(c, 0, 4), 3);  // item on 1, robot on 2: (free move) pick, carry, place

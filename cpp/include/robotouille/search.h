@@ -59,14 +59,27 @@
  * expanded already, it is expanded once more for the successors skipped before. Under
  * symmetry reduction the robot is named as in the stored representative.
  *
+ * Threads (A*): with threads > 1, A* pops a batch of states of its current f layer (deepest
+ * first), every thread expands some of them (successors, symmetry, packing, a read-only probe of
+ * the visited set, the bound of those not found: most of the work), each with its own
+ * canonicalizer, bounds (the projections' tables shared, read-only) and packing scratch; then
+ * thread 0 stores the successors in the batch's order, exactly as if the batch's states had
+ * been popped one after another. The threads never write what another reads in the same phase,
+ * and nothing depends on their timing: the search is the same for a batch size whatever the
+ * number of threads. It is still A* (every f layer is exhausted before the next), so the plan
+ * is optimal; a batch changes the order within a layer, so the plan found and the statistics
+ * may differ from those of a batch of one. New counter values are interned when stored, so
+ * their ids too follow the batch order.
+ *
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C and progress reports: it gets the statistics so
  * far), checked every few hundred expansions; when one trips the search stops and returns its
  * status with the statistics so far. Plans are at most kMaxSearchDepth steps long (a state's
  * steps from the start take 16 bits): a search about to expand a state that deep stops too.
  *
- * Ownership: search() reads the Task (shared, immutable) and owns everything it allocates; it is
- * safe to run many searches on different threads at once.
+ * Ownership: search() reads the Task (shared, immutable) and owns everything it allocates,
+ * its threads included (they end with the call); it is safe to run many searches on different
+ * threads at once.
  */
 #ifndef ROBOTOUILLE_SEARCH_H_
 #define ROBOTOUILLE_SEARCH_H_
@@ -106,6 +119,8 @@ struct SearchOptions {
   PlanMode mode = PlanMode::kCentralized;
   bool lmcut = true;             // A*: max(LM-cut, time) rather than the time bound alone
   int32_t weight = 1;            // A*: f = g + weight * h; above 1 the plan is not optimal
+  int32_t threads = 1;           // A*: threads that expand states (see "Threads"); BFS: one
+  int32_t batch = 0;             // A*: states expanded at once; 0: 1 on one thread, else 64
   // A*: also the projection bound (projection.h), built from the start state; the heuristic
   // is then the max of it and the bounds above.
   std::shared_ptr<const ProjectionSpec> projections;
