@@ -154,6 +154,10 @@ def test_known_optima_of_the_original_files(name: str) -> None:
     assert plan.length == KNOWN_OPTIMA[name]
     assert robotouille.optimal_length(env) == KNOWN_OPTIMA[name]
     replay(env, plan)
+    env.reset()
+    two = robotouille.plan(env, threads=2)
+    assert two.length == KNOWN_OPTIMA[name]
+    replay(env, two)
 
 
 @needs_shared
@@ -273,14 +277,15 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
     except OverflowError:
         expected = -1  # too big for the Python BFS: BFS and A* must still agree
     results = {}
-    # Symmetry reduction is on by default; one BFS runs without it.
-    for algorithm, h, sym in (
-        ("bfs", "lmcut", True),
-        ("bfs", "lmcut", False),
-        ("astar", "lmcut", True),
-        ("astar", "time", True),
-        ("astar", "projections", True),
-        ("astar", "all", False),
+    # Symmetry reduction is on by default; one BFS runs without it. One A* runs on two threads.
+    for algorithm, h, sym, threads in (
+        ("bfs", "lmcut", True, 1),
+        ("bfs", "lmcut", False, 1),
+        ("astar", "lmcut", True, 1),
+        ("astar", "time", True, 1),
+        ("astar", "projections", True, 1),
+        ("astar", "projections", True, 2),
+        ("astar", "all", False, 1),
     ):
         try:
             plan = robotouille.plan(
@@ -289,14 +294,15 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
                 heuristic=h,  # type: ignore[arg-type]
                 max_states=200_000,
                 symmetry=sym,
+                threads=threads,
             )
         except UnsolvableError:
-            results[algorithm, h, sym] = None
+            results[algorithm, h, sym, threads] = None
             continue
         except SearchLimitError:
             assert expected == -1
             return
-        results[algorithm, h, sym] = plan.length
+        results[algorithm, h, sym, threads] = plan.length
         assert plan.stats.initial_h <= plan.length
         state = env.get_state()
         # Random domains may give two actions one text. The relaxed bound is checked at every
@@ -502,6 +508,34 @@ def test_plan_many_matches_single_plans_and_reports_failures() -> None:
     assert all(isinstance(r, SearchLimitError) for r in mixed)
     with pytest.raises(SearchLimitError):
         robotouille.plan_many(envs, threads=2, max_states=3, progress=False)
+    # Fewer instances than threads: the search gets them all.
+    (alone,) = robotouille.plan_many(envs[1:2], threads=2, progress=False)
+    assert alone.length == single[1]
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("name", "optimum"),
+    [
+        ("asynchronous/7_tomato_soup_and_lettuce_chicken_sandwich.json", 44),
+        ("multi_agent/7_onion_potato_tomato_soup.json", 32),
+    ],
+)
+def test_two_threads_find_the_optimum(name: str, optimum: int) -> None:
+    env = robotouille.load(EXAMPLES / name)
+    plan = robotouille.plan(env, threads=2)
+    assert plan.length == optimum
+    assert plan.stats.expanded > 1_000  # batches of many states, expanded on both threads
+    replay(env, plan)
+
+
+@pytest.mark.parametrize("threads", [0, -1, True, 1.5])
+def test_threads_must_be_a_positive_integer(threads: Any) -> None:
+    env = robotouille.load("cheese_sandwich")
+    with pytest.raises(ValueError, match="threads"):
+        robotouille.plan(env, threads=threads)
+    with pytest.raises(ValueError, match="threads"):
+        robotouille.plan_many([env], threads=threads)
 
 
 def _long_search_env() -> robotouille.Env:
@@ -563,6 +597,10 @@ def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
     assert f"Optimal plan: {length} steps" in out
     assert main(["plan", "cheese_sandwich", "--algorithm", "bfs", "--max-states", "2"]) == 3
     assert "max_states" in capsys.readouterr().err
+    assert main(["plan", "cheese_sandwich", "--threads", "1"]) == 0
+    assert f"Optimal plan: {length} steps" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["plan", "cheese_sandwich", "--threads", "0"])
 
 
 def test_simultaneous_robots_may_each_take_an_action_that_belongs_to_no_robot() -> None:

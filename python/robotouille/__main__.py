@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
@@ -78,6 +79,7 @@ def _plan(args: argparse.Namespace) -> int:
             max_memory_bytes=args.max_memory,
             time_limit=args.time_limit,
             progress=args.progress,
+            threads=args.threads,
         )
     except SearchLimitError as exc:
         print(f"robotouille: search stopped at its {exc.limit} limit: {exc.stats}", file=sys.stderr)
@@ -171,6 +173,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     planner.add_argument("--max-states", type=int, default=None)
     planner.add_argument("--max-memory", type=int, default=None, help="bytes")
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")
+    planner.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        help="threads that expand A*'s states (default: the number of CPUs)",
+    )
     planner.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,

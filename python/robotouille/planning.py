@@ -184,6 +184,11 @@ def _check(algorithm: str, heuristic: str, limits: dict[str, Any]) -> None:
             raise ValueError(f"{name} must be positive or None, got {value!r}")
 
 
+def _check_threads(threads: Any) -> None:
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+
+
 def _as_lists(tables: Any) -> dict[str, list[int]]:
     """A frozen dataclass of int arrays and lists as the dict of int lists ``_core`` takes."""
     return {
@@ -372,6 +377,7 @@ def _run(
     weight: int = 1,
     *,
     progress: Progress | None = None,
+    threads: int = 1,
 ) -> Plan:
     core = env.task.core
     # The tables are built in Python once per task; the time limit covers that too.
@@ -433,6 +439,7 @@ def _run(
             )
         ),
         progress_every=PROGRESS_EVERY,
+        threads=threads,
     )
     stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
     if status == "unsolvable":
@@ -550,11 +557,12 @@ def _agenda_run(
     symmetry: bool,
     *,
     progress: Progress | None = None,
+    threads: int = 1,
 ) -> Plan:
     """Algorithm ``"agenda"`` (see :func:`plan`): the goal's atoms a few at a time.
 
     Takes :func:`_run`'s arguments; ``algorithm`` is ``"agenda"``. ``progress`` gets each
-    stage's search's reports.
+    stage's search's reports; ``threads`` is each stage's.
 
     Each stage is an A* plan (optimal, or weighted where optimal takes too many states), from
     where the stages before it ended, to their atoms and its own. A stage whose atoms cannot be
@@ -620,6 +628,7 @@ def _agenda_run(
                 limits,
                 weight,
                 progress=progress,
+                threads=threads,
             )
         except (SearchLimitError, UnsolvableError) as failed:
             stages.append(failed.stats)  # type: ignore[arg-type]
@@ -708,6 +717,7 @@ def plan(
     time_limit: float | None = None,
     symmetry: bool = True,
     progress: bool | Progress | None = None,
+    threads: int = 1,
 ) -> Plan:
     """Finds an optimal plan from the env's current state, in the env's mode.
 
@@ -751,6 +761,10 @@ def plan(
             terminal); a callable gets the :class:`SearchStats` so far; ``None`` (default)
             prints when stderr is a terminal; ``False`` reports nothing. An exception the
             callable raises stops the search and is raised from here.
+        threads: Threads that expand A*'s states (BFS uses one). On two cores, 2 makes a long
+            search about 1.5 times as fast (``benchmarks/README.md``); the plan's length is the
+            same, its steps and the statistics may differ from one thread's. For many
+            instances at once, :func:`plan_many` gives each search its share of the threads.
 
     Returns:
         The plan, with ``plan.length`` minimal (except for ``"agenda"``).
@@ -761,6 +775,7 @@ def plan(
     """
     limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
     _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
+    _check_threads(threads)
     line: _ProgressLine | None = None
     report: Progress | None = None
     if isinstance(progress, bool) or progress is None:
@@ -781,6 +796,7 @@ def plan(
             None,
             symmetry,
             progress=report,
+            threads=threads,
         )
     finally:
         if line is not None:
@@ -818,7 +834,8 @@ def plan_many(
 
     Args:
         envs: The environments, each planned from its current state.
-        threads: Worker threads (default: the number of CPUs).
+        threads: Worker threads (default: the number of CPUs). With fewer instances than
+            threads, each A* search gets its share of them (see :func:`plan`'s ``threads``).
         algorithm: As in :func:`plan`.
         heuristic: As in :func:`plan`.
         max_states: As in :func:`plan`, per search.
@@ -837,9 +854,10 @@ def plan_many(
         heuristic,
         {"max_states": max_states, "max_memory_bytes": max_memory_bytes, "time_limit": time_limit},
     )
-    if threads is not None and (isinstance(threads, bool) or threads < 1):
-        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    if threads is not None:
+        _check_threads(threads)
     workers = threads or os.cpu_count() or 1
+    per_search = max(1, workers // max(1, len(envs)))
     show = sys.stderr.isatty() if progress is None else progress
     stop = threading.Event()
     results: list[Any] = [None] * len(envs)
@@ -856,6 +874,7 @@ def plan_many(
             time_limit,
             stop.is_set,
             symmetry,
+            threads=per_search,
         )
 
     done = 0
