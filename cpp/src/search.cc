@@ -424,10 +424,27 @@ struct alignas(64) Expander {
   std::vector<Child> children;
   std::vector<uint8_t> rows;  // the children's packed rows, one after another
   std::vector<IntVec> keys;   // counters the table did not have (local keys, see Packer)
+  std::vector<size_t> fresh;  // the children of the state being expanded that were evaluated
   void clear_batch() {
     children.clear();
     rows.clear();
     keys.clear();
+  }
+
+  // An expander for another thread: its own scratch, and copies of the canonicalizer and the
+  // bounds (the projections' tables shared, not copied).
+  std::unique_ptr<Expander> copy() const {
+    auto other = std::make_unique<Expander>(packer);
+    other->words = words;
+    other->counters = counters;
+    other->next_words = next_words;
+    other->next_counters = next_counters;
+    other->mask = mask;
+    other->row = row;
+    if (canon) other->canon = std::make_unique<Canonicalizer>(*canon);
+    if (delay) other->delay = std::make_unique<DelayHeuristic>(*delay);
+    if (projection) other->projection = projection->clone();
+    return other;
   }
 };
 
@@ -515,19 +532,7 @@ class Searcher {
     // A* on several threads: each further thread expands with copies of thread 0's parts
     // (the projections' tables are shared, not copied).
     const int32_t threads = options.algorithm == Algorithm::kAstar ? options.threads : 1;
-    for (int32_t k = 1; k < threads; ++k) {
-      auto copy = std::make_unique<Expander>(x.packer);
-      copy->row = x.row;
-      copy->words = x.words;
-      copy->counters = x.counters;
-      copy->next_words = x.next_words;
-      copy->next_counters = x.next_counters;
-      copy->mask = x.mask;
-      if (x.canon) copy->canon = std::make_unique<Canonicalizer>(*x.canon);
-      if (x.delay) copy->delay = std::make_unique<DelayHeuristic>(*x.delay);
-      if (x.projection) copy->projection = x.projection->clone();
-      expanders_.push_back(std::move(copy));
-    }
+    for (int32_t k = 1; k < threads; ++k) expanders_.push_back(x.copy());
     if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads, 1);
     batch_size_ = options.batch > 0 ? options.batch : threads > 1 ? kThreadedBatch : 1;
   }
@@ -1035,18 +1040,21 @@ class Searcher {
       if (!x.packer.pack(x.next_words.data(), x.next_counters.data(), row)) {
         // Counters the table lacks: their local key, the same for equal counters.
         const auto mine = x.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
-        const auto local = static_cast<uint32_t>(std::find(mine, x.keys.end(), x.packer.key()) - mine);
+        const auto local =
+            static_cast<uint32_t>(std::find(mine, x.keys.end(), x.packer.key()) - mine);
         if (mine + local == x.keys.end()) x.keys.push_back(x.packer.key());
         x.packer.set_id(row, CounterTable::kLocalKey + local);
       }
       child.hash = store_->hash(row);
       if (x.packer.id(row) < CounterTable::kLocalKey) child.found = store_->find(row, child.hash);
       if (child.found == kNone) {
-        for (size_t k = e.first; k < x.children.size() && child.sibling < 0; ++k) {
-          const Child& other = x.children[k];
-          if (other.found == kNone && other.sibling < 0 && other.hash == child.hash &&
+        // A state two steps reach (symmetric moves, say) is evaluated once, as the search
+        // one state at a time does.
+        for (const size_t k : x.fresh) {
+          if (x.children[k].hash == child.hash &&
               std::memcmp(x.rows.data() + k * width, row, width) == 0) {
             child.sibling = static_cast<int32_t>(k - e.first);
+            break;
           }
         }
       }
@@ -1055,9 +1063,11 @@ class Searcher {
         bool pending = false;
         child.h = goal ? 0 : evaluate_child(x, pending);
         child.flags |= static_cast<uint8_t>((goal ? kGoalFlag : 0) | (pending ? kPendingFlag : 0));
+        x.fresh.push_back(x.children.size());
       }
       x.children.push_back(child);
     });
+    x.fresh.clear();
     e.end = x.children.size();
   }
 

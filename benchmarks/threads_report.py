@@ -1,0 +1,95 @@
+"""Side by side of A* on one thread and on several: seconds to solve, as ratios.
+
+Solves each instance with ``robotouille.plan(env, threads=1)`` and with ``threads=N``, one
+search at a time, in interleaved rounds (the order of the two alternates between rounds), and
+prints a Markdown table: per instance and round, the optimal length, the seconds and states
+expanded of each, and the speed-up (one thread's seconds over N threads'). Both find the same
+optimal length; the states expanded differ a little, since N threads expand batches of states
+(see ``cpp/include/robotouille/search.h``, "Threads").
+
+Usage (from the repository root)::
+
+    python benchmarks/threads_report.py [--threads 2] [--rounds 2] [--time-limit 600]
+        [INSTANCE ...]
+
+INSTANCE is an original file, a path under the original examples folder without its name's
+tail (``asynchronous/8``), or a bundled dataset instance, ``DATASET/TASK:SEED`` with TASK's
+number (``asynchronous/9:294``). The default set takes about 6 minutes per round on two
+cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import robotouille
+from robotouille import Env, SearchLimitError
+from workloads import domain_file, reference_root
+
+# Searches of 10-80 s on one thread: on shorter ones, building the bound's tables in Python
+# (one thread) is much of the time.
+DEFAULT_INSTANCES = [
+    "asynchronous/8",
+    "asynchronous/9:294",
+    "asynchronous/9:420",
+    "multi_agent/3:84",
+    "multi_agent/5:84",
+    "multi_agent/6:294",
+]
+
+
+def load(name: str) -> Env:
+    """A fresh env (its bound's tables are built again by the first search)."""
+    if ":" not in name:
+        examples = reference_root() / "environments" / "env_generator" / "examples"
+        return robotouille.load(next(examples.glob(name + "_*.json")), domain_file())
+    path, seed = name.split(":")
+    dataset, number = path.split("/")
+    (instance,) = [
+        i
+        for i in robotouille.datasets.load(dataset, seeds=[int(seed)])
+        if i.task.split("_")[0] == number
+    ]
+    return instance.load()
+
+
+def solve(name: str, threads: int, time_limit: float) -> tuple[str, float, int]:
+    """(length or '>= bound', seconds, states expanded) of one search."""
+    env = load(name)
+    started = time.perf_counter()
+    try:
+        plan = robotouille.plan(env, time_limit=time_limit, threads=threads, progress=False)
+        return str(plan.length), time.perf_counter() - started, plan.stats.expanded
+    except SearchLimitError as stopped:
+        bound = f">= {stopped.stats.bound}"
+        return bound, time.perf_counter() - started, stopped.stats.expanded
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("instances", nargs="*", default=DEFAULT_INSTANCES)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--time-limit", type=float, default=600.0)
+    args = parser.parse_args()
+    n = args.threads
+    print(f"A* on 1 thread and on {n}, one search at a time, {args.time_limit:g} s limit\n")
+    print(f"| instance | round | length | 1 thread: s (expanded) | {n} threads | speed-up |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for round_number in range(1, args.rounds + 1):
+        for name in args.instances:
+            order = (1, n) if round_number % 2 else (n, 1)
+            runs = {threads: solve(name, threads, args.time_limit) for threads in order}
+            (length, one, one_expanded), (length_n, many, many_expanded) = runs[1], runs[n]
+            if length != length_n:
+                raise SystemExit(f"{name}: {length} on one thread, {length_n} on {n}")
+            print(
+                f"| {name} | {round_number} | {length} | {one:.1f} ({one_expanded:,}) "
+                f"| {many:.1f} ({many_expanded:,}) | {one / many:.2f}x |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
