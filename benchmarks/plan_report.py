@@ -1,15 +1,16 @@
 """Optimal-planning report (issue 3): every original synchronous and asynchronous file.
 
 Solves each unrandomized file with A* (``robotouille.plan_many``, one search per thread, each
-with a time limit) and prints a Markdown table: status, optimal length, expansions, stored
+with a time limit; or, with ``--search-threads N``, one file at a time with ``robotouille.plan``
+on N threads) and prints a Markdown table: status, optimal length, expansions, stored
 states, packed bytes per state, bytes per stored state of all the search's tables (rows,
 per-state records, visited set, open list; "-" below 100,000 stored states, where the tables'
 fixed sizes dominate), seconds and expansions per second; then the totals.
 
 Usage (from the repository root)::
 
-    python benchmarks/plan_report.py [--threads 2] [--time-limit 10] [--heuristic projections]
-        [--no-symmetry] [--datasets synchronous,asynchronous]
+    python benchmarks/plan_report.py [--threads 2 | --search-threads 2] [--time-limit 10]
+        [--heuristic projections] [--no-symmetry] [--datasets synchronous,asynchronous]
 
 ``--heuristic lmcut --no-symmetry`` is the planner as it was before the projection bound and
 symmetry reduction (the baseline of the side-by-side table in benchmarks/README.md).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import robotouille
 from robotouille import SearchLimitError
@@ -28,7 +30,10 @@ from workloads import domain_file, reference_root
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2, help="searches at once")
+    parser.add_argument(
+        "--search-threads", type=int, default=None, help="one search at a time, on N threads"
+    )
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--heuristic", choices=_HEURISTICS, default="projections")
     parser.add_argument("--datasets", default="synchronous,asynchronous")
@@ -41,20 +46,30 @@ def main() -> None:
         for path in sorted((examples / dataset).glob("*.json"), key=lambda p: p.name)
     ]
     envs = [robotouille.load(path, domain_file()) for path in files]
+    limits: dict[str, Any] = {
+        "heuristic": args.heuristic,
+        "symmetry": not args.no_symmetry,
+        "time_limit": args.time_limit,
+        "progress": False,
+    }
     start = time.perf_counter()
-    results = robotouille.plan_many(
-        envs,
-        threads=args.threads,
-        heuristic=args.heuristic,
-        symmetry=not args.no_symmetry,
-        time_limit=args.time_limit,
-        return_exceptions=True,
-        progress=False,
-    )
+    if args.search_threads:
+        results: list[Any] = []
+        for env in envs:
+            try:
+                results.append(robotouille.plan(env, threads=args.search_threads, **limits))
+            except SearchLimitError as stopped:
+                results.append(stopped)
+        threads = f"one file at a time on {args.search_threads} threads"
+    else:
+        results = robotouille.plan_many(
+            envs, threads=args.threads, return_exceptions=True, **limits
+        )
+        threads = f"{args.threads} threads"
     wall = time.perf_counter() - start
     symmetry = "off" if args.no_symmetry else "on"
     print(
-        f"A* ({args.heuristic}, symmetry {symmetry}), {args.threads} threads, "
+        f"A* ({args.heuristic}, symmetry {symmetry}), {threads}, "
         f"{args.time_limit:g} s per file\n"
     )
     print(
@@ -86,7 +101,7 @@ def main() -> None:
             f"{stats.stored:,} | {stats.state_bytes} | {per_stored} | {stats.seconds:.2f} | "
             f"{rate:,.0f} |"
         )
-    print(f"\n{solved}/{len(files)} solved; wall time {wall:.1f} s with {args.threads} threads.")
+    print(f"\n{solved}/{len(files)} solved; wall time {wall:.1f} s, {threads}.")
 
 
 if __name__ == "__main__":
