@@ -5,7 +5,9 @@
  * chunk 0 on the calling thread and the others on the workers, and returns when all are done.
  * Chunk boundaries depend only on n and the thread count, and body must write only the rows of
  * its own chunk, so results never depend on scheduling. Loops smaller than min_rows_per_thread
- * rows per chunk use fewer chunks (waking a thread costs microseconds).
+ * rows per chunk use fewer chunks (waking a thread costs microseconds). Threads that wait (the
+ * workers for the next loop, the caller for the workers' chunks) spin up to 50 us before they
+ * block, so back-to-back small loops (a search's batches) do not pay a wake-up each.
  *
  * Ownership: the pool owns its threads; the destructor stops and joins them. run() is not
  * reentrant and must be called from one thread at a time (the owner of the batch). An exception
