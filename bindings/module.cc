@@ -674,7 +674,7 @@ NB_MODULE(_core, m) {
       "(a dict like the returned one), or None; an exception it raises stops the search and "
       "is raised from here. threads: A* expands states on that many threads (the plan and the "
       "statistics depend only on the batch size: states expanded at once, 0 for 1 on one "
-      "thread and 64 on more; see search.h). The GIL is released while searching.");
+      "thread and 32 per thread on more; see search.h). The GIL is released while searching.");
 
   m.def(
       "heuristic_value",

@@ -534,7 +534,7 @@ class Searcher {
     const int32_t threads = options.algorithm == Algorithm::kAstar ? options.threads : 1;
     for (int32_t k = 1; k < threads; ++k) expanders_.push_back(x.copy());
     if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads, 1);
-    batch_size_ = options.batch > 0 ? options.batch : threads > 1 ? kThreadedBatch : 1;
+    batch_size_ = options.batch > 0 ? options.batch : threads > 1 ? kBatchPerThread * threads : 1;
   }
 
   SearchResult run() {
@@ -569,9 +569,10 @@ class Searcher {
     int32_t by;
     size_t first, end, first_key;
   };
-  // States expanded at once when several threads search: enough to keep the threads busy
-  // between two synchronizations, few enough that a batch stays close to A*'s order.
-  static constexpr int32_t kThreadedBatch = 64;
+  // States expanded at once per thread, when several search: enough to keep the threads busy
+  // between two synchronizations, few enough that a batch stays close to A*'s order (measured
+  // with two threads: 64 states; 23 on average, from one (f, g) bucket only, gained nothing).
+  static constexpr int32_t kBatchPerThread = 32;
 
   Expander& main() { return *expanders_[0]; }
 

@@ -388,7 +388,7 @@ TEST(SearchTest, ThreadsChangeTheTimeNotTheSearch) {
     expect_same_search(alone,
                        search(task, start.words.data(), start.counters.data(), parallel));
   }
-  SearchOptions defaults = one;  // batches of kThreadedBatch
+  SearchOptions defaults = one;  // batches of 32 per thread
   defaults.threads = 2;
   const SearchResult two = search(task, start.words.data(), start.counters.data(), defaults);
   EXPECT_EQ(two.status, SearchStatus::kSolved);

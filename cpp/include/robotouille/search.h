@@ -120,7 +120,8 @@ struct SearchOptions {
   bool lmcut = true;             // A*: max(LM-cut, time) rather than the time bound alone
   int32_t weight = 1;            // A*: f = g + weight * h; above 1 the plan is not optimal
   int32_t threads = 1;           // A*: threads that expand states (see "Threads"); BFS: one
-  int32_t batch = 0;             // A*: states expanded at once; 0: 1 on one thread, else 64
+  int32_t batch = 0;             // A*: states expanded at once; 0: 1 on one thread, else 32
+                                 // per thread
   // A*: also the projection bound (projection.h), built from the start state; the heuristic
   // is then the max of it and the bounds above.
   std::shared_ptr<const ProjectionSpec> projections;
