@@ -25,6 +25,8 @@ namespace robotouille {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
+// The id indexes' finds report a missing key with their own constant; callers here test kNone.
+static_assert(IdIndex::kNotFound == kNone && CompactIdIndex::kNotFound == kNone);
 // A* keeps each state's bound in a byte (in its StateInfo): bounds above kMax are kept as kMax
 // (still a lower bound, so A* stays optimal; the tasks here have bounds below 150), and kDead
 // marks a state the bound proved a dead end. An enum, so that it is not taken for the flags
