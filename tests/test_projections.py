@@ -54,11 +54,15 @@ NO_UPGRADES = {"upgrade_states": 0}
 
 
 def start_stats(
-    env: robotouille.Env, *, limits: dict[str, float] | None = None, **tables: Any
+    env: robotouille.Env,
+    *,
+    limits: dict[str, float] | None = None,
+    threads: int = 1,
+    **tables: Any,
 ) -> dict[str, Any]:
     """The statistics of a one-state search from the env's state with the projection bound: by
     default with the tables the planner uses there, else with the given ones (for the env's own
-    task), under the default projection limits or the given ones."""
+    task), under the default projection limits or the given ones, built on `threads` threads."""
     projection_task = None
     if not tables:
         bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
@@ -74,6 +78,7 @@ def start_stats(
         projections=tables,
         projection_task=projection_task,
         projection_limits=limits,
+        threads=threads,
     )
     return stats
 
@@ -799,6 +804,29 @@ def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_
             _core.search(env.task.core, env._words[0], env._counters[0], projection_limits=limits)
 
 
+def test_upgrades_on_two_threads_build_the_rows_one_thread_builds() -> None:
+    """The upgrade pass builds as many rows at once as the search has threads (projection.cc).
+    Without a time budget the rows that fit the caps are the same either way, so is the bound;
+    a cap on the total holds though two rows are built at once; and a time limit shorter than
+    construction stops it on two threads as on one."""
+    (instance,) = datasets.load("multi_agent", seeds=[168], tasks=["1_lettuce_burger"])
+    env = instance.load()
+    first_cap = {"max_states": 30_000}
+    one = start_stats(env, limits=first_cap)
+    two = start_stats(env, limits=first_cap, threads=2)
+    assert (two["abstract_states"], two["initial_h"]) == (one["abstract_states"], one["initial_h"])
+    # More than one row was upgraded: the first caps alone keep far fewer states.
+    before = start_stats(env, limits=first_cap | NO_UPGRADES)["abstract_states"]
+    assert one["abstract_states"] > 2 * before
+    total = {"upgrade_total_states": (before + one["abstract_states"]) // 2}
+    for threads in (1, 2):
+        capped = start_stats(env, limits=first_cap | total, threads=threads)
+        assert before < capped["abstract_states"] <= total["upgrade_total_states"]
+    with pytest.raises(SearchLimitError) as stopped:
+        robotouille.plan(env, time_limit=0.05, threads=2)
+    assert stopped.value.limit == "time_limit"
+
+
 def test_a_row_just_over_the_first_cap_is_retried_under_the_upgrade_caps() -> None:
     """The pot of multi_agent/7 seed 210 (its row without the robots' positions) has 126,432
     abstract states, just over the first cap of 120,000. Its enumeration had expanded most of
@@ -811,6 +839,12 @@ def test_a_row_just_over_the_first_cap_is_retried_under_the_upgrade_caps() -> No
     untimed = start_stats(env, limits={"upgrade_seconds": 0})
     assert retried["abstract_states"] - untimed["abstract_states"] > 120_000
     assert retried["initial_h"] > untimed["initial_h"]
+    # On two threads too (a retry is an upgrade like the others).
+    on_two = start_stats(env, limits={"upgrade_seconds": 60}, threads=2)
+    assert (on_two["abstract_states"], on_two["initial_h"]) == (
+        retried["abstract_states"],
+        retried["initial_h"],
+    )
 
 
 def test_goal_items_leave_for_the_bottom_only_under_the_stack_shapes() -> None:

@@ -1,14 +1,21 @@
 #include "robotouille/projection.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <list>
 #include <map>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -442,10 +449,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   };
   // Whether `states` of the row are predicted to fit the distance tables' room, once its
   // fallback is gone: the full row has the fallback's goal atoms, so about its columns.
-  auto entries_fit = [&](int64_t states, size_t fallback) {
+  // `reserved`: entries that builds in flight are predicted to add.
+  auto entries_fit = [&](int64_t states, size_t fallback, int64_t reserved) {
     const Projection& f = projections_[fallback];
     const int64_t columns = f.entries() / std::max<int64_t>(1, f.states);
-    return states * columns <= kMaxDistanceEntries - distance_entries_ + f.entries();
+    return states * columns <= kMaxDistanceEntries - distance_entries_ - reserved + f.entries();
   };
   struct Upgrade {
     int64_t predicted;
@@ -491,7 +499,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const int64_t coarse = projections_[fallback].states;
     const int64_t predicted = coarse * size_factor(task_, spec, row, row + 1);
     if (predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
-        !entries_fit(predicted, fallback)) {
+        !entries_fit(predicted, fallback, 0)) {
       upgrades.push_back({predicted, row, fallback});
     } else if (build_row(row, max_states, max_total, coarse, stop)) {
       replace(fallback);
@@ -505,38 +513,170 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   std::stable_sort(upgrades.begin(), upgrades.end(),
                    [](const Upgrade& a, const Upgrade& b) { return a.predicted < b.predicted; });
   const bool timed = limits.upgrade_seconds > 0;
+  // Upgrades run on up to limits.threads threads at once, each on a builder (a copy of this
+  // heuristic's construction state without its rows: build() writes only the builder's scratch,
+  // counters and rows). This thread launches them in order of predicted size and commits each
+  // result under the caps as they stand then; a launch also counts against the caps what the
+  // upgrades in flight are predicted to add. Only this thread calls `stop` (it may call back
+  // into Python); the builders on other threads read `halted`, which it sets.
+  const auto workers = static_cast<size_t>(std::max<int32_t>(1, limits.threads));
+  std::atomic<bool> halted{false};
   const std::function<bool()> halt_upgrade = [&]() {
-    return (stop && stop()) || (timed && seconds() > limits.upgrade_seconds);
+    return halted.load(std::memory_order_relaxed) ||
+           (timed && seconds() > limits.upgrade_seconds);
+  };
+  const std::function<bool()> halting = [&]() {  // this thread only
+    if (!halted.load(std::memory_order_relaxed) && stop && stop()) halted.store(true);
+    return halt_upgrade();
+  };
+  struct Job {
+    const Upgrade* upgrade = nullptr;
+    int64_t coarse = 0;            // the fallback's states, released when the row replaces it
+    int64_t reserved_entries = 0;  // distance entries predicted for it
+    std::unique_ptr<ProjectionHeuristic> builder;
+    bool built = false;
+    bool done = false;  // under finished_mutex
+    double seconds = 0;
+    std::exception_ptr error;
+    std::thread thread;
+  };
+  std::list<Job> jobs;  // in flight; a list, so a running builder's Job never moves
+  std::mutex finished_mutex;
+  std::condition_variable finished;
+  // Every path out of this scope (an exception included) stops and joins the builders.
+  struct JoinAll {
+    std::list<Job>& jobs;
+    std::atomic<bool>& halted;
+    ~JoinAll() {
+      halted.store(true);
+      for (Job& job : jobs) {
+        if (job.thread.joinable()) job.thread.join();
+      }
+    }
+  } join_all{jobs, halted};
+  // Seconds spent building: the first pass's wall time, then each upgrade's own time (with
+  // several at once, wall time would make the next one look faster than it is).
+  double busy = seconds();
+  std::exception_ptr error;
+  auto commit = [&](Job& job) {
+    if (job.thread.joinable()) job.thread.join();
+    busy += job.seconds;
+    enumerated_states_ += job.builder->enumerated_states_;
+    if (job.error && !error) error = job.error;
+    if (!job.built) return;
+    Projection& row = job.builder->projections_.back();
+    // The caps build() applied, with what was committed since its launch.
+    if (abstract_states_ - job.coarse + row.states > limits.upgrade_total_states ||
+        distance_entries_ + row.entries() > kMaxDistanceEntries) {
+      return;
+    }
+    abstract_states_ += row.states;
+    distance_entries_ += row.entries();
+    projections_.push_back(std::move(row));
+    if (!job.upgrade->retry) replace(job.upgrade->fallback);
+  };
+  auto wait_one = [&]() {  // commits a finished upgrade, polling `stop` while none is
+    for (;;) {
+      std::list<Job>::iterator it;
+      {
+        std::unique_lock lock(finished_mutex);
+        auto find_done = [&]() {
+          return std::find_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.done; });
+        };
+        it = find_done();
+        if (it == jobs.end()) {
+          finished.wait_for(lock, std::chrono::milliseconds(5));
+          it = find_done();
+        }
+      }
+      if (it != jobs.end()) {
+        commit(*it);
+        jobs.erase(it);
+        return;
+      }
+      halting();
+    }
+  };
+  auto launch = [&](const Upgrade& u, int64_t coarse, int64_t cap, int64_t reserved_entries) {
+    Job& job = jobs.emplace_back();
+    job.upgrade = &u;
+    job.coarse = coarse;
+    job.reserved_entries = reserved_entries;
+    job.builder = builder();
+    for (const Job& other : jobs) job.builder->distance_entries_ += other.reserved_entries;
+    job.builder->distance_entries_ -= reserved_entries;
+    Job* const at = &job;
+    auto work = [&spec, &seconds, at, words, counters, cap](const std::function<bool()>& halt) {
+      const double start = seconds();
+      try {
+        at->built = at->builder->build(spec, static_cast<int32_t>(at->upgrade->row), words,
+                                       counters, cap, halt);
+      } catch (...) {
+        at->error = std::current_exception();
+      }
+      at->seconds = seconds() - start;
+    };
+    if (workers > 1) {
+      try {
+        job.thread = std::thread([&halt_upgrade, &finished_mutex, &finished, at, work]() {
+          work(halt_upgrade);
+          {
+            const std::lock_guard lock(finished_mutex);
+            at->done = true;
+          }
+          finished.notify_all();
+        });
+        return;
+      } catch (const std::system_error&) {
+        // No thread to be had: build it here.
+      }
+    }
+    work(halting);
+    job.done = true;
   };
   for (const Upgrade& u : upgrades) {
-    if (!(stop && stop()) && share_row(spec, u.row)) {  // its shared row got built: no cost
+    if (halting()) break;
+    // A row that shares one in flight waits for it: sharing its tables costs nothing.
+    if (!spec.share.empty() && spec.share[u.row] >= 0) {
+      while (std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
+        return static_cast<int32_t>(j.upgrade->row) == spec.share[u.row];
+      })) {
+        wait_one();
+      }
+    }
+    if (share_row(spec, u.row)) {  // its shared row got built: no cost
       if (!u.retry) replace(u.fallback);
       continue;
     }
+    while (jobs.size() >= workers) wait_one();
+    if (halting()) break;
     const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
+    int64_t reserved_states = 0, reserved_entries = 0;
+    for (const Job& j : jobs) {
+      reserved_states += j.upgrade->predicted - j.coarse;
+      reserved_entries += j.reserved_entries;
+    }
     // The seconds per state enumerated so far (in every build: kept, replaced or failed)
     // predict the upgrade's time.
     const double per_state =
-        u.retry ? u.per_state
-                : seconds() / static_cast<double>(std::max<int64_t>(enumerated_states_, 1));
+        u.retry ? u.per_state : busy / static_cast<double>(std::max<int64_t>(enumerated_states_, 1));
     const double expected = seconds() + per_state * static_cast<double>(u.predicted);
-    if (halt_upgrade()) break;
+    const int64_t cap = std::min(limits.upgrade_states,
+                                 limits.upgrade_total_states - abstract_states_ - reserved_states +
+                                     coarse);
     // Too slow or too large now; a later entry may still fit (retries have their own rates).
-    if ((timed && expected > limits.upgrade_seconds) ||
-        u.predicted > std::min(limits.upgrade_states,
-                               limits.upgrade_total_states - abstract_states_ + coarse)) {
-      continue;
+    if ((timed && expected > limits.upgrade_seconds) || u.predicted > cap || cap <= 0) continue;
+    int64_t entries = 0;
+    if (!u.retry) {
+      if (!entries_fit(u.predicted, u.fallback, reserved_entries)) continue;
+      const Projection& f = projections_[u.fallback];
+      entries = u.predicted * (f.entries() / std::max<int64_t>(1, f.states));
     }
-    if (u.retry) {
-      build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, 0, halt_upgrade);
-      continue;
-    }
-    if (!entries_fit(u.predicted, u.fallback)) continue;
-    if (build_row(u.row, limits.upgrade_states, limits.upgrade_total_states, coarse,
-                  halt_upgrade)) {
-      replace(u.fallback);
-    }
+    launch(u, coarse, cap, entries);
+    while (!jobs.empty() && workers == 1) wait_one();
   }
+  while (!jobs.empty()) wait_one();
+  if (error) std::rethrow_exception(error);
   // Members of each group; a variable is free when some candidate of it is not a member.
   for (size_t i = 0; i < projections_.size(); ++i) {
     const Projection& p = projections_[i];
@@ -601,6 +741,21 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
 
 std::unique_ptr<ProjectionHeuristic> ProjectionHeuristic::clone() const {
   return std::unique_ptr<ProjectionHeuristic>(new ProjectionHeuristic(*this));
+}
+
+std::unique_ptr<ProjectionHeuristic> ProjectionHeuristic::builder() {
+  std::vector<Projection> rows;
+  rows.swap(projections_);  // not copied: a builder starts without rows
+  std::unique_ptr<ProjectionHeuristic> copy;
+  try {
+    copy.reset(new ProjectionHeuristic(*this));
+  } catch (...) {
+    rows.swap(projections_);
+    throw;
+  }
+  rows.swap(projections_);
+  copy->enumerated_states_ = 0;
+  return copy;
 }
 
 void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {

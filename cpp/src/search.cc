@@ -515,6 +515,7 @@ class Searcher {
       // limit, upgrades must end within 40% of it (by default).
       ProjectionLimits limits = options.projection_limits;
       if (limits.upgrade_seconds <= 0) limits.upgrade_seconds = 0.4 * options.time_limit;
+      limits.threads = std::max<int32_t>(1, options.threads);
       x.projection = std::make_unique<ProjectionHeuristic>(projected, *options.projections,
                                                            x.words.data(), x.counters.data(),
                                                            stop, limits);

@@ -430,6 +430,68 @@ TEST(ProjectionHeuristicTest, CountsPickCarryAndPlace) {
   EXPECT_EQ(carry_bound(c, 2, 3), 0);  // done
 }
 
+TEST(ProjectionHeuristicTest, UpgradesOnTwoThreadsBuildTheRowsOneThreadBuilds) {
+  // Two objects (the item, and a station given the item's facts to have a second row), each
+  // with its full row and a fallback without the robot's position. First caps of 5 states
+  // keep the fallbacks (4 states each) and send both full rows to the upgrade pass, which
+  // builds them at once on two threads.
+  const Carry c = carry_task();
+  ProjectionSpec spec = c.spec;
+  const IntVec full = c.spec.facts, coarse = {0, 1, 2, 6};
+  const IntVec groundings = c.spec.groundings, costs = c.spec.costs;
+  spec.objects = {0, 0, 1, 1};
+  spec.fallback = {0, 1, 0, 1};
+  spec.facts.clear();
+  spec.fact_begin = {0};
+  spec.groundings.clear();
+  spec.costs.clear();
+  spec.grounding_begin = {0};
+  for (int32_t row = 0; row < 4; ++row) {
+    const IntVec& facts = row % 2 == 0 ? full : coarse;
+    spec.facts.insert(spec.facts.end(), facts.begin(), facts.end());
+    spec.fact_begin.push_back(static_cast<int32_t>(spec.facts.size()));
+    spec.groundings.insert(spec.groundings.end(), groundings.begin(), groundings.end());
+    spec.costs.insert(spec.costs.end(), costs.begin(), costs.end());
+    spec.grounding_begin.push_back(static_cast<int32_t>(spec.groundings.size()));
+  }
+  spec.template_begin = {0, 0, 0, 0, 0};
+  spec.hold_begin = {0, 1, 2, 3, 4};
+  spec.hold_facts = {4, 6, 4, 6, 4, 6, 4, 6};
+  State s(c.task);
+  s.set(0);
+  s.set(5);
+  ProjectionLimits first_caps;
+  first_caps.max_states = 5;
+  first_caps.upgrade_states = 0;
+  const ProjectionHeuristic fallbacks(c.task, spec, s.words.data(), s.counters.data(), {},
+                                      first_caps);
+  EXPECT_EQ(fallbacks.abstract_states(), 8);
+  ProjectionLimits limits;
+  limits.max_states = 5;
+  ProjectionHeuristic one(c.task, spec, s.words.data(), s.counters.data(), {}, limits);
+  limits.threads = 2;
+  ProjectionHeuristic two(c.task, spec, s.words.data(), s.counters.data(), {}, limits);
+  EXPECT_GT(one.abstract_states(), 8);
+  EXPECT_EQ(two.abstract_states(), one.abstract_states());
+  for (int32_t item : {0, 1, 6}) {
+    for (int32_t robot : {3, 4, 5}) {
+      State at(c.task);
+      at.set(item);
+      at.set(robot);
+      EXPECT_EQ(two.evaluate(at.words.data(), at.counters.data()),
+                one.evaluate(at.words.data(), at.counters.data()));
+    }
+  }
+  // A stop request from the upgrade pass on (the first pass polls six times here) leaves the
+  // fallbacks, on one thread as on two.
+  for (const int32_t threads : {1, 2}) {
+    limits.threads = threads;
+    const ProjectionHeuristic stopped(c.task, spec, s.words.data(), s.counters.data(),
+                                      [calls = 0]() mutable { return ++calls > 6; }, limits);
+    EXPECT_EQ(stopped.abstract_states(), 8);
+  }
+}
+
 TEST(ProjectionHeuristicTest, TheBoundIsTheOptimumHereAndAStarFindsIt) {
   const Carry c = carry_task();
   State s(c.task);

@@ -178,10 +178,13 @@
  * time allows (ProjectionLimits). Under a time limit, so do the rows that failed under the
  * first caps with nothing to fall back on (a fallback itself, or an object with one row), each
  * when its size, predicted from how far its failed enumeration got, fits the larger caps and
- * the rate of its failed build predicts it ends in time. The total of abstract states over
- * all projections is capped as well, and so are the distance tables: one entry per abstract
- * state and distinct column, where combinations and roles with the same abstract goal states
- * share a column.
+ * the rate of its failed build predicts it ends in time. The second pass builds up to
+ * ProjectionLimits::threads rows at once, each on a builder (a copy of the construction state
+ * without the rows built so far), and keeps each result that fits the caps as they stand when
+ * it ends; without a time budget it keeps the rows one thread would. The total of abstract
+ * states over all projections is capped as well, and so are the distance tables: one entry per
+ * abstract state and distinct column, where combinations and roles with the same abstract goal
+ * states share a column.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread. Its clones (one per further
@@ -268,6 +271,7 @@ struct ProjectionLimits {
   int64_t upgrade_states = 480'000;
   int64_t upgrade_total_states = 2'400'000;
   double upgrade_seconds = 0;
+  int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
 };
 
@@ -305,6 +309,9 @@ class ProjectionHeuristic {
 
  private:
   ProjectionHeuristic(const ProjectionHeuristic&) = default;  // for clone()
+  // A copy of the construction state without the rows built so far, for building a row on
+  // another thread (see "Construction").
+  std::unique_ptr<ProjectionHeuristic> builder();
 
   struct FactMask {
     int32_t word;   // a word of the state's facts (-1: ends a companion atom's masks)
