@@ -6,9 +6,10 @@ with the current one installed as usual::
     git worktree add /tmp/old REV
     pip install --no-build-isolation --no-deps -t /tmp/old_site /tmp/old
     python benchmarks/revision_report.py --old-site /tmp/old_site [--rounds 2] [--time-limit 10]
-        [FILE ...]   # default: asynchronous/8, /9, multi_agent/6, /8 (original files)
+        [--threads 1] [FILE ...]   # default: asynchronous/8, /9, multi_agent/6, /8 (originals)
 
-Each search reports its expanded states, and the bytes per stored state of all its tables.
+Each search (``robotouille.plan`` with ``threads``) reports its expanded states, its seconds
+(building the bound's tables included) and the bytes per stored state of all its tables.
 Each round runs every file under the old install, then under the current one, one search at a
 time in a fresh interpreter, so both sides see the machine seconds apart; the ratio is taken
 within the round. FILE is a path under the original examples folder without its name's tail,
@@ -36,7 +37,7 @@ from workloads import reference_root
 DEFAULT_FILES = ["asynchronous/8", "asynchronous/9", "multi_agent/6", "multi_agent/8"]
 
 
-def worker(time_limit: float, names: list[str]) -> None:
+def worker(time_limit: float, threads: int, names: list[str]) -> None:
     """Plans each file in this interpreter and prints one JSON line per file."""
     import robotouille
 
@@ -46,7 +47,7 @@ def worker(time_limit: float, names: list[str]) -> None:
         stats: Any
         solved: int | None = None
         try:
-            result = robotouille.plan(env, time_limit=time_limit)
+            result = robotouille.plan(env, time_limit=time_limit, threads=threads)
             stats, solved = result.stats, result.length
         except robotouille.SearchLimitError as error:
             stats = error.stats
@@ -57,17 +58,21 @@ def worker(time_limit: float, names: list[str]) -> None:
             "initial_h": stats.initial_h,
             "solved": solved,
             "bytes_per_stored": stats.bytes / max(stats.stored, 1),
+            "seconds": stats.seconds,
         }
         print(json.dumps({**record, "module": robotouille.__file__}), flush=True)
 
 
-def run_side(old_site: str | None, time_limit: float, names: list[str]) -> list[dict[str, Any]]:
+def run_side(
+    old_site: str | None, time_limit: float, threads: int, names: list[str]
+) -> list[dict[str, Any]]:
     """Runs the worker in a fresh interpreter on the old install (or the current one)."""
     env = dict(os.environ)
     env.pop("ROBOTOUILLE_OLD_SITE", None)
     if old_site:
         env["ROBOTOUILLE_OLD_SITE"] = old_site
-    command = [sys.executable, __file__, "--worker", "--time-limit", str(time_limit), *names]
+    command = [sys.executable, __file__, "--worker", "--time-limit", str(time_limit)]
+    command += ["--threads", str(threads), *names]
     out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
@@ -78,19 +83,23 @@ def main() -> None:
     parser.add_argument("--old-site", help="directory the older revision is installed in")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--threads", type=int, default=1, help="threads of each search")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.time_limit, args.files)
+        worker(args.time_limit, args.threads, args.files)
         return
     if not args.old_site:
         parser.error("--old-site is required")
-    print(f"{args.time_limit:g} s per search; expanded states, new / old, per round\n")
+    print(
+        f"{args.time_limit:g} s per search, {args.threads} thread(s); expanded states, "
+        "new / old, per round\n"
+    )
     print("| file | round | old | new | new / old |")
     print("|---|---:|---|---|---:|")
     for round_number in range(1, args.rounds + 1):
-        old = run_side(args.old_site, args.time_limit, args.files)
-        new = run_side(None, args.time_limit, args.files)
+        old = run_side(args.old_site, args.time_limit, args.threads, args.files)
+        new = run_side(None, args.time_limit, args.threads, args.files)
         if old and new and old[0]["module"] == new[0]["module"]:
             sys.exit(f"both sides import {new[0]['module']}: is --old-site an install?")
         for before, after in zip(old, new):
@@ -105,7 +114,11 @@ def main() -> None:
 def describe(result: dict[str, Any]) -> str:
     """Expanded states, how the search ended (a solved search stops before the limit), and
     the bytes per stored state of all the search's tables."""
-    end = f"solved {result['solved']}" if result["solved"] is not None else f">= {result['bound']}"
+    end = (
+        f"solved {result['solved']} in {result['seconds']:.2f} s"
+        if result["solved"] is not None
+        else f">= {result['bound']}"
+    )
     return (
         f"{result['expanded']:,} ({end}, h0 {result['initial_h']}, "
         f"{result['bytes_per_stored']:.1f} B/stored)"

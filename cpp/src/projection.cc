@@ -32,6 +32,7 @@ constexpr int32_t kMaxFacts = 128;
 // sum of up to 2^17 projections of at most kUnreached each fits an int32, so sums need no test.
 constexpr uint16_t kUnreached = 0x3FFF;
 constexpr int64_t kMaxDistanceEntries = 48'000'000;  // all projections together: 96 MB
+constexpr size_t kNoRow = ~size_t{0};
 
 constexpr const char* kTables = "projection";
 
@@ -435,12 +436,6 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // afterwards, smallest first, while limits allow (ProjectionLimits); an upgrade cut short
   // keeps its fallback. Under a time limit, rows that fail under the first caps with nothing to
   // fall back on get one more try after them, under the upgrade caps.
-  auto build_row = [&](size_t row, int64_t row_cap, int64_t total_cap, int64_t room,
-                       const std::function<bool()>& halt) {
-    const int64_t left = total_cap - abstract_states_ + room;
-    return left > 0 && build(spec, static_cast<int32_t>(row), words, counters,
-                             std::min(row_cap, left), halt);
-  };
   auto replace = [&](size_t fallback) {  // by the projection just built or shared
     if (!projections_[fallback].shared) abstract_states_ -= projections_[fallback].states;
     distance_entries_ -= projections_[fallback].entries();
@@ -464,85 +459,44 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   std::vector<Upgrade> upgrades;
   const int64_t max_states = limits.max_states, max_total = limits.max_total_states;
   auto seconds = [&]() { return std::chrono::duration<double>(clock::now() - started).count(); };
-  // Builds a row under the first caps; on failure (not stopped) queues its retry.
-  auto first_try = [&](size_t row) {
-    if (share_row(spec, row)) return true;
-    const double before = seconds();
-    over_cap_expanded_ = 0;
-    if (build_row(row, max_states, max_total, 0, stop)) return true;
-    // Only under a time limit, which the failed build's rate lets the retry respect; without
-    // one a retry could spend seconds on a row that fails again (small random tasks do).
-    if (limits.upgrade_seconds > 0 && !(stop && stop())) {
-      const double per_state = (seconds() - before) / static_cast<double>(max_states);
-      upgrades.push_back({retry_size(max_states, over_cap_expanded_, limits.upgrade_states), row,
-                          0, true, per_state});
-    }
-    return false;
-  };
-  for (size_t row = 0; row < n; ++row) {
-    if (spec.fallback[row]) continue;  // built with the row before it
-    // A row without a fallback, or a fallback, that fails under the first caps is tried again
-    // under the upgrade caps after the upgrades (its size is unknown: taken as that cap).
-    if (row + 1 >= n || !spec.fallback[row + 1]) {
-      if (!first_try(row) && stop && stop()) break;
-      continue;
-    }
-    if (!first_try(row + 1)) {
-      if (stop && stop()) break;
-      continue;  // the full row has at least as many states
-    }
-    const size_t fallback = projections_.size() - 1;
-    if (share_row(spec, row)) {
-      replace(fallback);
-      continue;
-    }
-    const int64_t coarse = projections_[fallback].states;
-    const int64_t predicted = coarse * size_factor(task_, spec, row, row + 1);
-    if (predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
-        !entries_fit(predicted, fallback, 0)) {
-      upgrades.push_back({predicted, row, fallback});
-    } else if (build_row(row, max_states, max_total, coarse, stop)) {
-      replace(fallback);
-    } else if (stop && stop()) {
-      break;
-    } else {
-      // Larger than predicted (the arrival bits, say): the upgrade pass tries it again.
-      upgrades.push_back({std::max(predicted, max_states + 1), row, fallback});
-    }
-  }
-  std::stable_sort(upgrades.begin(), upgrades.end(),
-                   [](const Upgrade& a, const Upgrade& b) { return a.predicted < b.predicted; });
-  const bool timed = limits.upgrade_seconds > 0;
-  // Upgrades run on up to limits.threads threads at once, each on a builder (a copy of this
-  // heuristic's construction state without its rows: build() writes only the builder's scratch,
-  // counters and rows). This thread launches them in order of predicted size and commits each
-  // result under the caps as they stand then; a launch also counts against the caps what the
-  // upgrades in flight are predicted to add. Only this thread calls `stop` (it may call back
-  // into Python); the builders on other threads read `halted`, which it sets.
+  // Rows are built on builders (copies of this heuristic's construction state without its
+  // rows: build() writes only the builder's scratch, counters and rows), up to limits.threads
+  // at once. This thread alone decides what to build, keeps or drops each row under the caps as
+  // they stand when it is committed, and calls `stop` (it may call back into Python); builders
+  // on other threads read `halted`, which it sets.
   const auto workers = static_cast<size_t>(std::max<int32_t>(1, limits.threads));
+  const bool timed = limits.upgrade_seconds > 0;
   std::atomic<bool> halted{false};
+  const std::function<bool()> halt_build = [&]() {
+    return halted.load(std::memory_order_relaxed);
+  };
   const std::function<bool()> halt_upgrade = [&]() {
-    return halted.load(std::memory_order_relaxed) ||
-           (timed && seconds() > limits.upgrade_seconds);
+    return halt_build() || (timed && seconds() > limits.upgrade_seconds);
   };
-  const std::function<bool()> halting = [&]() {  // this thread only
-    if (!halted.load(std::memory_order_relaxed) && stop && stop()) halted.store(true);
-    return halt_upgrade();
+  auto stopping = [&]() {  // this thread only
+    if (!halt_build() && stop && stop()) halted.store(true);
+    return halt_build();
   };
+  const std::function<bool()> halting_build = [&]() { return stopping(); };
+  const std::function<bool()> halting_upgrade = [&]() { return stopping() || halt_upgrade(); };
   struct Job {
+    size_t row = 0;
+    size_t full = kNoRow;      // first pass: the object's full row, when `row` is its fallback
+    size_t fallback = kNoRow;  // a full row or upgrade: its fallback's index in projections_
+    int64_t predicted = 0;
     const Upgrade* upgrade = nullptr;
-    int64_t coarse = 0;            // the fallback's states, released when the row replaces it
-    int64_t reserved_entries = 0;  // distance entries predicted for it
+    int64_t reserved_entries = 0;  // an upgrade's predicted distance entries
     std::unique_ptr<ProjectionHeuristic> builder;
-    bool built = false;
+    bool started = false, reaped = false, built = false;
     bool done = false;  // under finished_mutex
     double seconds = 0;
     std::exception_ptr error;
     std::thread thread;
   };
-  std::list<Job> jobs;  // in flight; a list, so a running builder's Job never moves
+  std::list<Job> jobs;  // a list: a running builder's Job never moves
   std::mutex finished_mutex;
   std::condition_variable finished;
+  size_t running = 0;  // jobs started on a thread and not reaped yet
   // Every path out of this scope (an exception included) stops and joins the builders.
   struct JoinAll {
     std::list<Job>& jobs;
@@ -554,128 +508,266 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
     }
   } join_all{jobs, halted};
-  // Seconds spent building: the first pass's wall time, then each upgrade's own time (with
-  // several at once, wall time would make the next one look faster than it is).
-  double busy = seconds();
+  // Seconds spent building (each build's own time: with several at once, wall time would make
+  // the next one look faster than it is).
+  double busy = 0;
   std::exception_ptr error;
-  auto commit = [&](Job& job) {
-    if (job.thread.joinable()) job.thread.join();
+  auto reap = [&](Job& job) {  // once the job is done
+    if (job.reaped) return;
+    job.reaped = true;
+    if (job.thread.joinable()) {
+      job.thread.join();
+      --running;
+    }
     busy += job.seconds;
     enumerated_states_ += job.builder->enumerated_states_;
     if (job.error && !error) error = job.error;
-    if (!job.built) return;
-    Projection& row = job.builder->projections_.back();
-    // The caps build() applied, with what was committed since its launch.
-    if (abstract_states_ - job.coarse + row.states > limits.upgrade_total_states ||
-        distance_entries_ + row.entries() > kMaxDistanceEntries) {
-      return;
-    }
-    abstract_states_ += row.states;
-    distance_entries_ += row.entries();
-    projections_.push_back(std::move(row));
-    if (!job.upgrade->retry) replace(job.upgrade->fallback);
   };
-  auto wait_one = [&]() {  // commits a finished upgrade, polling `stop` while none is
-    for (;;) {
-      std::list<Job>::iterator it;
+  auto pending = [&](const Job& j) { return j.started && !j.reaped; };
+  // Reaps every started job whose build has ended; returns how many.
+  auto reap_ended = [&]() {
+    std::vector<Job*> ended;
+    {
+      const std::lock_guard lock(finished_mutex);
+      for (Job& j : jobs) {
+        if (pending(j) && j.done) ended.push_back(&j);
+      }
+    }
+    for (Job* j : ended) reap(*j);
+    return ended.size();
+  };
+  // Waits until some started job's build ends (none running: at once) and reaps it, polling
+  // `stop` meanwhile.
+  auto wait_any = [&]() {
+    while (std::any_of(jobs.begin(), jobs.end(), pending) && reap_ended() == 0) {
       {
         std::unique_lock lock(finished_mutex);
-        auto find_done = [&]() {
-          return std::find_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.done; });
-        };
-        it = find_done();
-        if (it == jobs.end()) {
-          finished.wait_for(lock, std::chrono::milliseconds(5));
-          it = find_done();
-        }
+        finished.wait_for(lock, std::chrono::milliseconds(5), [&]() {
+          return std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
+            return pending(j) && j.done;
+          });
+        });
       }
-      if (it != jobs.end()) {
-        commit(*it);
-        jobs.erase(it);
-        return;
-      }
-      halting();
+      stopping();
     }
   };
-  auto launch = [&](const Upgrade& u, int64_t coarse, int64_t cap, int64_t reserved_entries) {
-    Job& job = jobs.emplace_back();
-    job.upgrade = &u;
-    job.coarse = coarse;
-    job.reserved_entries = reserved_entries;
+  // Starts `job`'s build under `cap`: on a thread (reading `worker_halt`), waiting for one to
+  // be free, or here on one thread (polling `halt`).
+  auto start = [&](Job& job, int64_t cap, const std::function<bool()>& worker_halt,
+                   const std::function<bool()>& halt) {
+    while (workers > 1 && running >= workers) wait_any();
+    job.started = true;
     job.builder = builder();
-    for (const Job& other : jobs) job.builder->distance_entries_ += other.reserved_entries;
-    job.builder->distance_entries_ -= reserved_entries;
+    for (const Job& other : jobs) {
+      if (&other != &job && other.started && !other.reaped) {
+        job.builder->distance_entries_ += other.reserved_entries;
+      }
+    }
     Job* const at = &job;
     auto work = [&spec, &seconds, at, words, counters, cap](const std::function<bool()>& halt) {
-      const double start = seconds();
+      const double begin = seconds();
       try {
-        at->built = at->builder->build(spec, static_cast<int32_t>(at->upgrade->row), words,
-                                       counters, cap, halt);
+        at->built = cap > 0 && at->builder->build(spec, static_cast<int32_t>(at->row), words,
+                                                  counters, cap, halt);
       } catch (...) {
         at->error = std::current_exception();
       }
-      at->seconds = seconds() - start;
+      at->seconds = seconds() - begin;
     };
     if (workers > 1) {
       try {
-        job.thread = std::thread([&halt_upgrade, &finished_mutex, &finished, at, work]() {
-          work(halt_upgrade);
+        job.thread = std::thread([&worker_halt, &finished_mutex, &finished, at, work]() {
+          work(worker_halt);
           {
             const std::lock_guard lock(finished_mutex);
             at->done = true;
           }
           finished.notify_all();
         });
+        ++running;
         return;
       } catch (const std::system_error&) {
         // No thread to be had: build it here.
       }
     }
-    work(halting);
+    work(halt);
+    const std::lock_guard lock(finished_mutex);
     job.done = true;
   };
-  for (const Upgrade& u : upgrades) {
-    if (halting()) break;
-    // A row that shares one in flight waits for it: sharing its tables costs nothing.
-    if (!spec.share.empty() && spec.share[u.row] >= 0) {
-      while (std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
-        return static_cast<int32_t>(j.upgrade->row) == spec.share[u.row];
-      })) {
-        wait_one();
+  // Keeps a reaped job's row if it fits the caps as they stand now (those build() applied,
+  // with what was committed since it started); `room`: states its fallback gives back.
+  auto keep = [&](Job& job, int64_t total_cap, int64_t room) {
+    if (!job.built) return false;
+    Projection& row = job.builder->projections_.back();
+    if (row.states > total_cap - abstract_states_ + room ||
+        distance_entries_ + row.entries() > kMaxDistanceEntries) {
+      return false;
+    }
+    abstract_states_ += row.states;
+    distance_entries_ += row.entries();
+    projections_.push_back(std::move(row));
+    return true;
+  };
+  // First pass. Rows are committed in the order one thread would build them (an object's
+  // fallback, then its full row when it is predicted to fit), so the same rows are kept;
+  // further threads start, ahead of their turn, the rows that do not share another row's
+  // tables and have no fallback, or are one (each is built unless construction stops). Those
+  // run under the row cap alone; the total is checked when they are committed in their turn.
+  for (size_t row = 0; row < n; ++row) {
+    if (spec.fallback[row]) continue;  // built with the row before it
+    Job& job = jobs.emplace_back();
+    const bool has_fallback = row + 1 < n && spec.fallback[row + 1] != 0;
+    job.row = has_fallback ? row + 1 : row;
+    job.full = has_fallback ? row : kNoRow;
+  }
+  auto shares = [&](size_t row) { return !spec.share.empty() && spec.share[row] >= 0; };
+  while (!jobs.empty()) {
+    reap_ended();
+    for (Job& ahead : jobs) {
+      if (workers == 1 || running >= workers) break;
+      if (!ahead.started && ahead.fallback == kNoRow && !shares(ahead.row)) {
+        start(ahead, max_states, halt_build, halting_build);
       }
+    }
+    Job& job = jobs.front();
+    const bool full_row = job.fallback != kNoRow;
+    const int64_t room = full_row ? projections_[job.fallback].states : 0;
+    bool kept = false;
+    if (!job.started && !full_row && share_row(spec, job.row)) {
+      kept = true;
+    } else {
+      if (!job.started) {
+        start(job, std::min(max_states, max_total - abstract_states_ + room), halt_build,
+              halting_build);
+      }
+      if (!job.reaped) {  // wait for some build to end, then look again
+        wait_any();
+        continue;
+      }
+      kept = keep(job, max_total, room);
+    }
+    const size_t row = job.row, full = job.full, fallback = job.fallback;
+    const int64_t predicted = job.predicted;
+    const int64_t over_cap = job.built || !job.builder ? 0 : job.builder->over_cap_expanded_;
+    const double build_seconds = job.seconds;
+    jobs.pop_front();
+    if (full_row) {
+      if (kept) {
+        replace(fallback);
+      } else if (stopping()) {
+        break;
+      } else {
+        // Larger than predicted (the arrival bits, say): the upgrade pass tries it again.
+        upgrades.push_back({std::max(predicted, max_states + 1), row, fallback});
+      }
+      continue;
+    }
+    if (!kept) {
+      if (stopping()) break;
+      // A row without a fallback, or a fallback, is tried again under the upgrade caps after
+      // the upgrades, only under a time limit, which the failed build's rate lets the retry
+      // respect; without one a retry could spend seconds on a row that fails again (small
+      // random tasks do). A fallback that failed leaves its full row out (it has at least as
+      // many states).
+      if (timed) {
+        upgrades.push_back({retry_size(max_states, over_cap, limits.upgrade_states), row, 0,
+                            true, build_seconds / static_cast<double>(max_states)});
+      }
+      continue;
+    }
+    if (full == kNoRow) continue;
+    const size_t built_fallback = projections_.size() - 1;
+    if (share_row(spec, full)) {
+      replace(built_fallback);
+      continue;
+    }
+    const int64_t coarse = projections_[built_fallback].states;
+    const int64_t full_predicted = coarse * size_factor(task_, spec, full, full + 1);
+    if (full_predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
+        !entries_fit(full_predicted, built_fallback, 0)) {
+      upgrades.push_back({full_predicted, full, built_fallback});
+      continue;
+    }
+    Job& next = jobs.emplace_front();  // committed before the rows queued after it
+    next.row = full;
+    next.fallback = built_fallback;
+    next.predicted = full_predicted;
+  }
+  // Rows started ahead of a stop: wait for them and drop them.
+  if (!jobs.empty()) halted.store(true);
+  while (std::any_of(jobs.begin(), jobs.end(), pending)) wait_any();
+  jobs.clear();
+
+  // Upgrade pass: upgrades are launched in order of predicted size and committed as they end;
+  // a launch also counts against the caps what the upgrades in flight are predicted to add.
+  std::stable_sort(upgrades.begin(), upgrades.end(),
+                   [](const Upgrade& a, const Upgrade& b) { return a.predicted < b.predicted; });
+  auto commit_ended = [&]() {  // the upgrades whose builds ended
+    for (auto it = jobs.begin(); it != jobs.end();) {
+      if (!it->reaped) {
+        ++it;
+        continue;
+      }
+      const Upgrade& u = *it->upgrade;
+      if (keep(*it, limits.upgrade_total_states,
+               u.retry ? 0 : projections_[u.fallback].states) &&
+          !u.retry) {
+        replace(u.fallback);
+      }
+      it = jobs.erase(it);
+    }
+  };
+  auto wait_and_commit = [&]() {
+    wait_any();
+    commit_ended();
+  };
+  for (const Upgrade& u : upgrades) {
+    if (halting_upgrade()) break;
+    // A row that shares one in flight waits for it: sharing its tables costs nothing.
+    while (shares(u.row) && std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
+             return static_cast<int32_t>(j.row) == spec.share[u.row];
+           })) {
+      wait_and_commit();
     }
     if (share_row(spec, u.row)) {  // its shared row got built: no cost
       if (!u.retry) replace(u.fallback);
       continue;
     }
-    while (jobs.size() >= workers) wait_one();
-    if (halting()) break;
+    while (workers > 1 && running >= workers) wait_and_commit();
+    commit_ended();
     const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
     int64_t reserved_states = 0, reserved_entries = 0;
     for (const Job& j : jobs) {
-      reserved_states += j.upgrade->predicted - j.coarse;
+      reserved_states +=
+          j.upgrade->predicted - (j.upgrade->retry ? 0 : projections_[j.fallback].states);
       reserved_entries += j.reserved_entries;
     }
     // The seconds per state enumerated so far (in every build: kept, replaced or failed)
     // predict the upgrade's time.
     const double per_state =
-        u.retry ? u.per_state : busy / static_cast<double>(std::max<int64_t>(enumerated_states_, 1));
+        u.retry ? u.per_state
+                : busy / static_cast<double>(std::max<int64_t>(enumerated_states_, 1));
     const double expected = seconds() + per_state * static_cast<double>(u.predicted);
-    const int64_t cap = std::min(limits.upgrade_states,
-                                 limits.upgrade_total_states - abstract_states_ - reserved_states +
-                                     coarse);
+    const int64_t cap =
+        std::min(limits.upgrade_states,
+                 limits.upgrade_total_states - abstract_states_ - reserved_states + coarse);
     // Too slow or too large now; a later entry may still fit (retries have their own rates).
-    if ((timed && expected > limits.upgrade_seconds) || u.predicted > cap || cap <= 0) continue;
+    if ((timed && expected > limits.upgrade_seconds) || u.predicted > cap) continue;
     int64_t entries = 0;
     if (!u.retry) {
       if (!entries_fit(u.predicted, u.fallback, reserved_entries)) continue;
       const Projection& f = projections_[u.fallback];
       entries = u.predicted * (f.entries() / std::max<int64_t>(1, f.states));
     }
-    launch(u, coarse, cap, entries);
-    while (!jobs.empty() && workers == 1) wait_one();
+    Job& job = jobs.emplace_back();
+    job.row = u.row;
+    job.fallback = u.retry ? kNoRow : u.fallback;
+    job.upgrade = &u;
+    job.reserved_entries = entries;
+    start(job, cap, halt_upgrade, halting_upgrade);
+    if (workers == 1) wait_and_commit();
   }
-  while (!jobs.empty()) wait_one();
+  while (!jobs.empty()) wait_and_commit();
   if (error) std::rethrow_exception(error);
   // Members of each group; a variable is free when some candidate of it is not a member.
   for (size_t i = 0; i < projections_.size(); ++i) {
@@ -755,6 +847,7 @@ std::unique_ptr<ProjectionHeuristic> ProjectionHeuristic::builder() {
   }
   rows.swap(projections_);
   copy->enumerated_states_ = 0;
+  copy->over_cap_expanded_ = 0;
   return copy;
 }
 

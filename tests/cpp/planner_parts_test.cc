@@ -482,13 +482,31 @@ TEST(ProjectionHeuristicTest, UpgradesOnTwoThreadsBuildTheRowsOneThreadBuilds) {
                 one.evaluate(at.words.data(), at.counters.data()));
     }
   }
-  // A stop request from the upgrade pass on (the first pass polls six times here) leaves the
-  // fallbacks, on one thread as on two.
+  // Under the default caps the full rows are built in the first pass, after their fallbacks,
+  // on two threads as on one.
+  ProjectionLimits defaults;
+  const ProjectionHeuristic first_pass_one(c.task, spec, s.words.data(), s.counters.data(), {},
+                                           defaults);
+  defaults.threads = 2;
+  const ProjectionHeuristic first_pass_two(c.task, spec, s.words.data(), s.counters.data(), {},
+                                           defaults);
+  EXPECT_EQ(first_pass_one.abstract_states(), one.abstract_states());
+  EXPECT_EQ(first_pass_two.abstract_states(), one.abstract_states());
+  // A stop request after any number of polls leaves some of the rows (a weaker bound), on one
+  // thread as on two; late enough, all of them.
   for (const int32_t threads : {1, 2}) {
     limits.threads = threads;
-    const ProjectionHeuristic stopped(c.task, spec, s.words.data(), s.counters.data(),
-                                      [calls = 0]() mutable { return ++calls > 6; }, limits);
-    EXPECT_EQ(stopped.abstract_states(), 8);
+    for (int32_t polls = 0; polls < 40; ++polls) {
+      ProjectionHeuristic stopped(c.task, spec, s.words.data(), s.counters.data(),
+                                  [polls, calls = 0]() mutable { return ++calls > polls; },
+                                  limits);
+      EXPECT_LE(stopped.abstract_states(), one.abstract_states());
+      EXPECT_LE(stopped.evaluate(s.words.data(), s.counters.data()),
+                one.evaluate(s.words.data(), s.counters.data()));
+    }
+    ProjectionHeuristic late(c.task, spec, s.words.data(), s.counters.data(),
+                             [calls = 0]() mutable { return ++calls > 1000; }, limits);
+    EXPECT_EQ(late.abstract_states(), one.abstract_states());
   }
 }
 
