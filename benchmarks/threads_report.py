@@ -11,6 +11,12 @@ Usage (from the repository root)::
 
     python benchmarks/threads_report.py [--threads 2] [--rounds 2] [--time-limit 600]
         [INSTANCE ...]
+    python benchmarks/threads_report.py --construction [--threads 2] [--rounds 2] [INSTANCE ...]
+
+With ``--construction`` it times building the bound's tables in C++ alone (the projections, with
+no time limit, so both sides keep the same rows; the Python tables are built once before), as
+the seconds of a search stopped after its first state, and checks that both sides build the
+same number of abstract states and the same start bound.
 
 INSTANCE is an original file, a path under the original examples folder without its name's
 tail (``asynchronous/8``), or a bundled dataset instance, ``DATASET/TASK:SEED`` with TASK's
@@ -23,8 +29,11 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+
 import robotouille
-from robotouille import Env, SearchLimitError
+from robotouille import Env, SearchLimitError, _core
+from robotouille.planning import _bound_tables
 from workloads import domain_file, reference_root
 
 # Searches of 10-80 s on one thread: on shorter ones, building the bound's tables in Python
@@ -36,6 +45,18 @@ DEFAULT_INSTANCES = [
     "multi_agent/3:84",
     "multi_agent/5:84",
     "multi_agent/6:294",
+]
+
+# Tasks whose construction takes 1-8 s on one thread: most of a search of their size.
+CONSTRUCTION_INSTANCES = [
+    "multi_agent/1:42",
+    "multi_agent/2:42",
+    "multi_agent/4:42",
+    "multi_agent/5:42",
+    "multi_agent/8:42",
+    "multi_agent/9:42",
+    "multi_agent/10:42",
+    "asynchronous/9",
 ]
 
 
@@ -66,14 +87,64 @@ def solve(name: str, threads: int, time_limit: float) -> tuple[str, float, int]:
         return bound, time.perf_counter() - started, stopped.stats.expanded
 
 
+def construct(env: Env, tables: tuple[object, object], threads: int) -> tuple[int, int, float]:
+    """(abstract states, start bound, seconds) of building the projections on `threads`."""
+    projections, projection_task = tables
+    _, _, stats = _core.search(
+        env.task.core,
+        env._words[0],
+        env._counters[0],
+        lmcut=False,
+        max_states=1,
+        projections=projections,
+        projection_task=projection_task,
+        threads=threads,
+    )
+    return stats["abstract_states"], stats["initial_h"], stats["seconds"]
+
+
+def construction_table(instances: list[str], n: int, rounds: int) -> None:
+    """Prints the side by side of building the bound's tables on 1 thread and on n."""
+    print(f"Building the projections on 1 thread and on {n}, one at a time, no time limit\n")
+    print(
+        f"| instance | round | abstract states | h(start) | 1 thread: s | {n} threads "
+        "| speed-up |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    envs = {name: load(name) for name in instances}
+    tables = {}
+    for name, env in envs.items():
+        bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+        tables[name] = _bound_tables(env, bits)
+    for round_number in range(1, rounds + 1):
+        for name, env in envs.items():
+            order = (1, n) if round_number % 2 else (n, 1)
+            runs = {threads: construct(env, tables[name], threads) for threads in order}
+            (states, h, one), (states_n, h_n, many) = runs[1], runs[n]
+            if (states, h) != (states_n, h_n):
+                raise SystemExit(f"{name}: {(states, h)} on one thread, {(states_n, h_n)} on {n}")
+            print(
+                f"| {name} | {round_number} | {states:,} | {h} | {one:.2f} | {many:.2f} "
+                f"| {one / many:.2f}x |",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("instances", nargs="*", default=DEFAULT_INSTANCES)
+    parser.add_argument("instances", nargs="*")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument(
+        "--construction", action="store_true", help="time building the bound's tables only"
+    )
     args = parser.parse_args()
     n = args.threads
+    if args.construction:
+        construction_table(args.instances or CONSTRUCTION_INSTANCES, n, args.rounds)
+        return
+    args.instances = args.instances or DEFAULT_INSTANCES
     print(f"A* on 1 thread and on {n}, one search at a time, {args.time_limit:g} s limit\n")
     print(f"| instance | round | length | 1 thread: s (expanded) | {n} threads | speed-up |")
     print("|---|---:|---:|---:|---:|---:|")

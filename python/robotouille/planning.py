@@ -761,11 +761,12 @@ def plan(
             terminal); a callable gets the :class:`SearchStats` so far; ``None`` (default)
             prints when stderr is a terminal; ``False`` reports nothing. An exception the
             callable raises stops the search and is raised from here.
-        threads: Threads that expand A*'s states (BFS uses one). On two cores, 2 makes a search
-            of tens of seconds 1.4-1.8 times as fast (``benchmarks/README.md``; more threads are
-            supported, their speed-up not measured); the plan's length is the same, its steps
-            and the statistics may differ from one thread's. For many instances at once,
-            :func:`plan_many` gives each search its share of the threads.
+        threads: Threads that build the bound's tables and expand A*'s states (BFS uses one).
+            On two cores, 2 makes a search of tens of seconds 1.4-1.8 times as fast, and
+            building the tables of a multi-robot task up to 1.8 times (``benchmarks/README.md``;
+            more threads are supported, their speed-up not measured); the plan's length is the
+            same, its steps and the statistics may differ from one thread's. For many instances
+            at once, :func:`plan_many` gives each search its share of the threads.
 
     Returns:
         The plan, with ``plan.length`` minimal (except for ``"agenda"``).

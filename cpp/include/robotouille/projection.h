@@ -178,10 +178,13 @@
  * time allows (ProjectionLimits). Under a time limit, so do the rows that failed under the
  * first caps with nothing to fall back on (a fallback itself, or an object with one row), each
  * when its size, predicted from how far its failed enumeration got, fits the larger caps and
- * the rate of its failed build predicts it ends in time. The second pass builds up to
- * ProjectionLimits::threads rows at once, each on a builder (a copy of the construction state
- * without the rows built so far), and keeps each result that fits the caps as they stand when
- * it ends; without a time budget it keeps the rows one thread would. The total of abstract
+ * the rate of its failed build predicts it ends in time. Up to ProjectionLimits::threads rows
+ * are built at once, each on a builder (a copy of the construction state without the rows built
+ * so far): in the first pass, further threads start the rows it builds anyway (no fallback, or
+ * a fallback, and no shared tables) ahead of their turn, and every row is committed in the
+ * one-thread order under the caps as they stand then; the second pass starts its rows in order
+ * and keeps each that fits the caps when it ends. Without a time budget the rows kept are
+ * those of one thread. The total of abstract
  * states over all projections is capped as well, and so are the distance tables: one entry per
  * abstract state and distinct column, where combinations and roles with the same abstract goal
  * states share a column.
