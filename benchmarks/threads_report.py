@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
 import robotouille
-from robotouille import Env, SearchLimitError, _core
-from robotouille.planning import _bound_tables
+from robotouille import Env, SearchLimitError
+from robotouille.planning import _bound_tables, _start_stats
 from workloads import domain_file, reference_root
 
 # Searches of 10-80 s on one thread: on shorter ones, building the bound's tables in Python
@@ -87,19 +88,9 @@ def solve(name: str, threads: int, time_limit: float) -> tuple[str, float, int]:
         return bound, time.perf_counter() - started, stopped.stats.expanded
 
 
-def construct(env: Env, tables: tuple[object, object], threads: int) -> tuple[int, int, float]:
+def construct(env: Env, tables: tuple[Any, Any], threads: int) -> tuple[int, int, float]:
     """(abstract states, start bound, seconds) of building the projections on `threads`."""
-    projections, projection_task = tables
-    _, _, stats = _core.search(
-        env.task.core,
-        env._words[0],
-        env._counters[0],
-        lmcut=False,
-        max_states=1,
-        projections=projections,
-        projection_task=projection_task,
-        threads=threads,
-    )
+    stats = _start_stats(env, *tables, threads=threads)
     return stats["abstract_states"], stats["initial_h"], stats["seconds"]
 
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import robotouille
 from robotouille import SearchLimitError, _core, datasets
 from robotouille.domains import bundled_environment_path, default_domain_path
-from robotouille.planning import _as_lists, _bound_tables, _projection_tables
+from robotouille.planning import _as_lists, _bound_tables, _projection_tables, _start_stats
 from robotouille.projections import (
     ARRIVAL_SLOT,
     IDLE_BLOCKED,
@@ -63,24 +63,7 @@ def start_stats(
     """The statistics of a one-state search from the env's state with the projection bound: by
     default with the tables the planner uses there, else with the given ones (for the env's own
     task), under the default projection limits or the given ones, built on `threads` threads."""
-    projection_task = None
-    if not tables:
-        bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-        found, projection_task = _bound_tables(env, bits)
-        assert found is not None
-        tables = found
-    _, _, stats = _core.search(
-        env.task.core,
-        env._words[0],
-        env._counters[0],
-        lmcut=False,
-        max_states=1,
-        projections=tables,
-        projection_task=projection_task,
-        projection_limits=limits,
-        threads=threads,
-    )
-    return stats
+    return _start_stats(env, tables or None, limits=limits, threads=threads)
 
 
 def bound(env: robotouille.Env, *, limits: dict[str, float] | None = None, **tables: Any) -> int:

@@ -364,6 +364,40 @@ def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]] | No
     return tables, projection_task
 
 
+def _start_stats(
+    env: Env,
+    tables: dict[str, Any] | None = None,
+    projection_task: Any = None,
+    *,
+    limits: dict[str, float] | None = None,
+    threads: int = 1,
+) -> dict[str, Any]:
+    """Statistics of a search from the env's state that stops after its first state.
+
+    They describe the projection bound's construction (``abstract_states``, ``initial_h``,
+    ``seconds``). With ``tables`` None, the tables the planner uses there; else the given ones,
+    for ``projection_task`` (a task core, or None for the env's own). For tests and benchmarks.
+    """
+    if tables is None:
+        bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+        tables, projection_task = _bound_tables(env, bits)
+        if tables is None:
+            raise ValueError("the env's state breaks the bound's invariants: no projections")
+    _, _, stats = _core.search(
+        env.task.core,
+        env._words[0],
+        env._counters[0],
+        lmcut=False,
+        max_states=1,
+        projections=tables,
+        projection_task=projection_task,
+        projection_limits=limits,
+        threads=threads,
+    )
+    result: dict[str, Any] = stats
+    return result
+
+
 def _run(
     env: Env,
     algorithm: str,
