@@ -486,6 +486,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     int64_t predicted = 0;
     const Upgrade* upgrade = nullptr;
     int64_t reserved_entries = 0;  // an upgrade's predicted distance entries
+    // First pass: a full row started before its fallback's turn (see below); one its turn
+    // did not want is cancelled and dropped.
+    bool ahead_of_fallback = false, full_started = false, dropped = false;
+    std::atomic<bool> cancelled{false};
+    std::function<bool()> halt;  // a full row's, started ahead: also reads `cancelled`
     std::unique_ptr<ProjectionHeuristic> builder;
     bool started = false, reaped = false, built = false;
     bool done = false;  // under finished_mutex
@@ -611,8 +616,10 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // First pass. Rows are committed in the order one thread would build them (an object's
   // fallback, then its full row when it is predicted to fit), so the same rows are kept;
   // further threads start, ahead of their turn, the rows that do not share another row's
-  // tables and have no fallback, or are one (each is built unless construction stops). Those
-  // run under the row cap alone; the total is checked when they are committed in their turn.
+  // tables and have no fallback, or are one (each is built unless construction stops), and a
+  // full row (sharing none) as soon as its fallback is built and predicts it within the row
+  // cap (its turn may still not want it: then it is cancelled). Those run under the row cap
+  // alone; the total is checked when they are committed in their turn.
   for (size_t row = 0; row < n; ++row) {
     if (spec.fallback[row]) continue;  // built with the row before it
     Job& job = jobs.emplace_back();
@@ -621,15 +628,46 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     job.full = has_fallback ? row : kNoRow;
   }
   auto shares = [&](size_t row) { return !spec.share.empty() && spec.share[row] >= 0; };
+  auto predict_full = [&](size_t full, int64_t coarse) {
+    return coarse * size_factor(task_, spec, full, full + 1);
+  };
   while (!jobs.empty()) {
     reap_ended();
+    for (auto it = jobs.begin(); workers > 1 && it != jobs.end(); ++it) {
+      if (it == jobs.begin() || it->full == kNoRow || !it->reaped || !it->built ||
+          it->full_started || shares(it->full)) {
+        continue;
+      }
+      it->full_started = true;
+      const int64_t predicted = predict_full(it->full, it->builder->projections_.back().states);
+      if (predicted > max_states) continue;
+      Job& full = *jobs.emplace(std::next(it));
+      full.row = it->full;
+      full.ahead_of_fallback = true;
+      full.predicted = predicted;
+      full.halt = [&halted, at = &full]() {
+        return halted.load(std::memory_order_relaxed) ||
+               at->cancelled.load(std::memory_order_relaxed);
+      };
+    }
     for (Job& ahead : jobs) {
       if (workers == 1 || running >= workers) break;
-      if (!ahead.started && ahead.fallback == kNoRow && !shares(ahead.row)) {
+      if (!ahead.started && ahead.ahead_of_fallback && !ahead.dropped) {
+        start(ahead, max_states, ahead.halt, halting_build);
+      } else if (!ahead.started && ahead.fallback == kNoRow && !ahead.ahead_of_fallback &&
+                 !shares(ahead.row)) {
         start(ahead, max_states, halt_build, halting_build);
       }
     }
     Job& job = jobs.front();
+    if (job.dropped) {
+      if (pending(job)) {
+        wait_any();
+      } else {
+        jobs.pop_front();
+      }
+      continue;
+    }
     const bool full_row = job.fallback != kNoRow;
     const int64_t room = full_row ? projections_[job.fallback].states : 0;
     bool kept = false;
@@ -651,6 +689,16 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const int64_t over_cap = job.built || !job.builder ? 0 : job.builder->over_cap_expanded_;
     const double build_seconds = job.seconds;
     jobs.pop_front();
+    // The full row started ahead of this fallback, if any (now at the front).
+    Job* const ahead =
+        !jobs.empty() && jobs.front().ahead_of_fallback && jobs.front().row == full
+            ? &jobs.front()
+            : nullptr;
+    auto drop_ahead = [&]() {
+      if (ahead == nullptr) return;
+      ahead->cancelled.store(true);
+      ahead->dropped = true;
+    };
     if (full_row) {
       if (kept) {
         replace(fallback);
@@ -663,6 +711,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       continue;
     }
     if (!kept) {
+      drop_ahead();
       if (stopping()) break;
       // A row without a fallback, or a fallback, is tried again under the upgrade caps after
       // the upgrades, only under a time limit, which the failed build's rate lets the retry
@@ -678,18 +727,22 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     if (full == kNoRow) continue;
     const size_t built_fallback = projections_.size() - 1;
     if (share_row(spec, full)) {
+      drop_ahead();
       replace(built_fallback);
       continue;
     }
     const int64_t coarse = projections_[built_fallback].states;
-    const int64_t full_predicted = coarse * size_factor(task_, spec, full, full + 1);
+    const int64_t full_predicted = predict_full(full, coarse);
     if (full_predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
         !entries_fit(full_predicted, built_fallback, 0)) {
+      drop_ahead();
       upgrades.push_back({full_predicted, full, built_fallback});
       continue;
     }
-    Job& next = jobs.emplace_front();  // committed before the rows queued after it
-    next.row = full;
+    // Committed before the rows queued after it. (A builder may be reading the row of the
+    // one started ahead: only what it does not read is written.)
+    Job& next = ahead != nullptr ? *ahead : jobs.emplace_front();
+    if (ahead == nullptr) next.row = full;
     next.fallback = built_fallback;
     next.predicted = full_predicted;
   }

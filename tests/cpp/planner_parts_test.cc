@@ -492,6 +492,20 @@ TEST(ProjectionHeuristicTest, UpgradesOnTwoThreadsBuildTheRowsOneThreadBuilds) {
                                            defaults);
   EXPECT_EQ(first_pass_one.abstract_states(), one.abstract_states());
   EXPECT_EQ(first_pass_two.abstract_states(), one.abstract_states());
+  // A total of 20 states takes the first object's full row (12) but leaves the second one's
+  // fallback (4) short of room for its full row: one started ahead of its turn is dropped.
+  ProjectionLimits total;
+  total.max_total_states = 20;
+  total.upgrade_states = 0;
+  const ProjectionHeuristic total_one(c.task, spec, s.words.data(), s.counters.data(), {},
+                                      total);
+  total.threads = 2;
+  for (int32_t run = 0; run < 20; ++run) {
+    const ProjectionHeuristic total_two(c.task, spec, s.words.data(), s.counters.data(), {},
+                                        total);
+    EXPECT_EQ(total_one.abstract_states(), 16);
+    EXPECT_EQ(total_two.abstract_states(), total_one.abstract_states());
+  }
   // A stop request after any number of polls leaves some of the rows (a weaker bound), on one
   // thread as on two; late enough, all of them.
   for (const int32_t threads : {1, 2}) {
