@@ -473,12 +473,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   const std::function<bool()> halt_upgrade = [&]() {
     return halt_build() || (timed && seconds() > limits.upgrade_seconds);
   };
-  auto stopping = [&]() {  // this thread only
+  const std::function<bool()> halting_build = [&]() {  // this thread only
     if (!halt_build() && stop && stop()) halted.store(true);
     return halt_build();
   };
-  const std::function<bool()> halting_build = [&]() { return stopping(); };
-  const std::function<bool()> halting_upgrade = [&]() { return stopping() || halt_upgrade(); };
+  const std::function<bool()> halting_upgrade = [&]() {  // this thread only
+    return halting_build() || halt_upgrade();
+  };
   struct Job {
     size_t row = 0;
     size_t full = kNoRow;      // first pass: the object's full row, when `row` is its fallback
@@ -488,7 +489,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     int64_t reserved_entries = 0;  // an upgrade's predicted distance entries
     // First pass: a full row started before its fallback's turn (see below); one its turn
     // did not want is cancelled and dropped.
-    bool ahead_of_fallback = false, full_started = false, dropped = false;
+    bool ahead_of_fallback = false, full_started = false;
     std::atomic<bool> cancelled{false};
     std::function<bool()> halt;  // a full row's, started ahead: also reads `cancelled`
     std::unique_ptr<ProjectionHeuristic> builder;
@@ -553,7 +554,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
           });
         });
       }
-      stopping();
+      halting_build();
     }
   };
   // Starts `job`'s build under `cap`: on a thread (reading `worker_halt`), waiting for one to
@@ -652,7 +653,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     for (Job& ahead : jobs) {
       if (workers == 1 || running >= workers) break;
-      if (!ahead.started && ahead.ahead_of_fallback && !ahead.dropped) {
+      if (!ahead.started && ahead.ahead_of_fallback && !ahead.cancelled.load()) {
         start(ahead, max_states, ahead.halt, halting_build);
       } else if (!ahead.started && ahead.fallback == kNoRow && !ahead.ahead_of_fallback &&
                  !shares(ahead.row)) {
@@ -660,7 +661,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
     }
     Job& job = jobs.front();
-    if (job.dropped) {
+    if (job.cancelled.load()) {  // dropped
       if (pending(job)) {
         wait_any();
       } else {
@@ -697,12 +698,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     auto drop_ahead = [&]() {
       if (ahead == nullptr) return;
       ahead->cancelled.store(true);
-      ahead->dropped = true;
     };
     if (full_row) {
       if (kept) {
         replace(fallback);
-      } else if (stopping()) {
+      } else if (halting_build()) {
         break;
       } else {
         // Larger than predicted (the arrival bits, say): the upgrade pass tries it again.
@@ -712,7 +712,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     if (!kept) {
       drop_ahead();
-      if (stopping()) break;
+      if (halting_build()) break;
       // A row without a fallback, or a fallback, is tried again under the upgrade caps after
       // the upgrades, only under a time limit, which the failed build's rate lets the retry
       // respect; without one a retry could spend seconds on a row that fails again (small
@@ -787,7 +787,6 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       continue;
     }
     while (workers > 1 && running >= workers) wait_and_commit();
-    commit_ended();
     const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
     int64_t reserved_states = 0, reserved_entries = 0;
     for (const Job& j : jobs) {
