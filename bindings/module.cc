@@ -208,6 +208,7 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"colocated_begin", &s->colocated_begin},
               {"colocated", &s->colocated},
               {"lifts", &s->lifts},
+              {"clearing", &s->clearing},
               {"mutex_begin", &s->mutex_begin},
               {"mutex_facts", &s->mutex_facts},
               {"merge_begin", &s->merge_begin},

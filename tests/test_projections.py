@@ -279,6 +279,130 @@ def test_idling_keeps_the_optimum_of_random_chicken_sandwiches(seed: int, task: 
     assert reference.length == plan.length
 
 
+def _kitchen(
+    stacks: list[list[str]],
+    goal: list[str],
+    robots: int = 1,
+    *,
+    last: str = "table",
+    at_board: bool = False,
+) -> robotouille.Env:
+    """A small kitchen: two tables, a board, a stove and a fifth station (``last``), holding
+    the given stacks (bottom first) in that order; the goal is each named item (lettuce: cut,
+    patty: cooked). The first robot faces the second table (the board, ``at_board``), the
+    second robot the fifth station."""
+    places = [("table", 0, 2), ("table", 1, 0), ("board", 2, 4), ("stove", 4, 2), (last, 3, 0)]
+    kinds = {"lettuce": ["iscuttable"], "tomato": ["iscuttable"], "patty": ["iscookable"]}
+    items = [
+        {"name": name, "x": x, "y": y, "stack-level": level, "predicates": kinds.get(name, [])}
+        for (_, x, y), stack in zip(places, stacks)
+        for level, name in enumerate(stack)
+    ]
+    first = (
+        {"x": 2, "y": 3, "direction": [0, 1]}
+        if at_board
+        else {"x": 1, "y": 1, "direction": [0, -1]}
+    )
+    players = [{"name": "robot", **first}]
+    if robots == 2:
+        players.append({"name": "robot", "x": 3, "y": 1, "direction": [0, -1]})
+    wanted = {"lettuce": "iscut", "patty": "iscooked"}
+    layout = {
+        "version": "1.0.0",
+        "width": 5,
+        "height": 5,
+        "config": {"num_cuts": {"default": 2}, "cook_time": {"default": 2}},
+        "stations": [{"name": n, "x": x, "y": y} for n, x, y in places],
+        "items": items,
+        "players": players,
+        "goal_description": "Cut the lettuce and cook the patty",
+        "goal": [
+            {"predicate": wanted[name], "args": [name], "ids": [k + 1]}
+            for k, name in enumerate(goal)
+        ],
+    }
+    return robotouille.load(layout)  # type: ignore[arg-type]
+
+
+def _without_clearing(tables: dict[str, Any]) -> dict[str, Any]:
+    return {**tables, "clearing": []}
+
+
+def test_clearing_counts_the_picks_and_arrivals_that_free_the_only_board() -> None:
+    """The board holds cheese under a tomato (no goal names either), so cutting the lettuce
+    first needs both picked off it, each after an empty-handed arrival: 4 steps that no row
+    pays for. With a robot standing empty-handed at the board, one arrival fewer."""
+    env = _kitchen([["lettuce"], [], ["cheese", "tomato"], [], []], ["lettuce"])
+    tables = _projection_tables(env)
+    assert tables["clearing"]
+    plain, cleared = bound(env, **_without_clearing(tables)), bound(env, **tables)
+    assert cleared == plain + 4
+    plan = robotouille.plan(env)
+    reference = robotouille.plan(env, "bfs")
+    assert plan.length == reference.length
+    raised = 0
+    for i, action in enumerate(plan.actions):
+        with_clearing = bound(env, **_projection_tables(env))
+        assert bound(env, **_without_clearing(_projection_tables(env))) <= with_clearing
+        assert with_clearing <= plan.length - i
+        raised += with_clearing > bound(env, **_without_clearing(_projection_tables(env)))
+        env.step(action)
+    assert raised > 0
+    # An item on the lettuce (a goal object) is picked off it in a step its row pays for.
+    on_goal = _kitchen([[], [], ["lettuce", "tomato"], [], []], ["lettuce"])
+    tables = _projection_tables(on_goal)
+    assert bound(on_goal, **tables) == bound(on_goal, **_without_clearing(tables))
+
+
+def test_clearing_needs_every_station_of_the_kind_covered() -> None:
+    """With a second board that is free the lettuce can be cut there: clearing adds nothing.
+    With the robot standing empty-handed at the covered board, one arrival fewer."""
+    stacks = [["lettuce"], [], ["cheese"], [], []]
+    for env, added in (
+        (_kitchen(stacks, ["lettuce"]), 2),
+        (_kitchen(stacks, ["lettuce"], last="board"), 0),
+        (_kitchen(stacks, ["lettuce"], at_board=True), 1),
+    ):
+        tables = _projection_tables(env)
+        assert bound(env, **tables) == bound(env, **_without_clearing(tables)) + added
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+@given(
+    data=st.data(),
+    robots=st.sampled_from([1, 2]),
+    goal=st.sampled_from([["lettuce"], ["patty"], ["lettuce", "patty"]]),
+)
+def test_clearing_keeps_the_optimum_of_kitchens_with_covered_stations(
+    data: st.DataObject, robots: int, goal: list[str]
+) -> None:
+    """Kitchens whose board and stove hold random stacks of items that no goal names: A* with
+    the clearing term finds BFS's optimum (where BFS ends within its state cap), and its bound
+    never exceeds the steps to go along that plan."""
+    stacks: list[list[str]] = [[] for _ in range(5)]
+    for name in goal:
+        stacks[data.draw(st.sampled_from([0, 1, 4]))].append(name)
+    for name in data.draw(st.lists(st.sampled_from(["cheese", "tomato", "onion"]), max_size=3)):
+        stacks[data.draw(st.sampled_from([2, 3, 2, 3, 0, 1, 4]))].append(name)  # board, stove
+    env = _kitchen(stacks, goal, robots)
+    plan = robotouille.plan(env)
+    replay(env, plan)
+    env = _kitchen(stacks, goal, robots)
+    try:
+        reference = robotouille.plan(env, "bfs", max_states=1_000_000)
+    except SearchLimitError:
+        assume(False)
+    assert reference.length == plan.length
+    for i, action in enumerate(plan.actions):
+        assert bound(env) <= plan.length - i
+        env.step(action)
+
+
 def _idling_objects(task: Any) -> set[str]:
     tables = find_projections(task)
     begin = tables.idle_begin
@@ -890,6 +1014,12 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("hand_over_places", [1]),
         ("hand_over_places", [0, 10**7, 10**7]),
         ("hand_over_places", [-1, 0, 0]),
+        ("clearing", [1]),  # cut short
+        ("clearing", [0, 1, 0, 1, 10**7, 0, 0]),  # an item's fact out of range
+        ("clearing", [0, 0, 1, 0, 0, 0, 1, 5]),  # a station out of range
+        ("clearing", [0, 0, 1, 0, 0, 0, 0]),  # a requirement without stations
+        ("clearing", [0, 0, 1, 0, 0, 1, 10**6, 1, 0]),  # a template out of range
+        ("clearing", [0, 0, 0, 7]),  # runs on
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

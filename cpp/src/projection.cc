@@ -428,6 +428,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   key_vars_ = spec.key_vars;
   assign_roles(spec);
   read_lifts(spec);
+  read_clearing(spec);
   // An object with two rows (the second its fallback, without the robots' positions) builds
   // the fallback first, and the full row only where its predicted size (the fallback's states
   // times size_factor) fits the caps and the distance tables' room: a failed attempt costs
@@ -881,6 +882,116 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   id_changed_.assign(projections_.size(), 0);
   rows_ = std::make_shared<const std::vector<Projection>>(std::move(projections_));
   projections_.clear();
+}
+
+void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
+  const IntVec& e = spec.clearing;
+  if (e.empty()) return;
+  size_t i = 0;
+  auto next = [&]() {
+    require(i < e.size(), "the clearing entries are cut short");
+    return e[i++];
+  };
+  auto count = [&]() {
+    const int32_t n = next();
+    require(n >= 0 && static_cast<size_t>(n) <= e.size() - i, "the clearing entries are cut short");
+    return n;
+  };
+  auto fact = [&]() {
+    const int32_t f = next();
+    require(f >= 0 && f < task_.num_facts, "clearing fact out of range");
+    return f;
+  };
+  clearing_arrivals_ = next() != 0;
+  const int32_t stations = count();
+  for (int32_t s = 0; s < stations; ++s) {
+    ClearingStation station;
+    const int32_t pairs = count();
+    for (int32_t k = 0; k < 2 * pairs; ++k) station.ready.push_back(fact());
+    const int32_t items = count();
+    for (int32_t k = 0; k < items; ++k) {
+      ClearingItem item;
+      item.at = fact();
+      const int32_t blocks = count();
+      for (int32_t b = 0; b < blocks; ++b) item.blocks.push_back(fact());
+      station.items.push_back(std::move(item));
+    }
+    clearing_stations_.push_back(std::move(station));
+  }
+  const int32_t requirements = count();
+  int32_t groups = 0;
+  for (int32_t r = 0; r < requirements; ++r) {
+    ClearingRequirement requirement;
+    requirement.group = next();
+    require(requirement.group >= 0 && requirement.group < requirements,
+            "clearing group out of range");
+    groups = std::max(groups, requirement.group + 1);
+    const int32_t facts = count();
+    for (int32_t k = 0; k < facts; ++k) requirement.void_facts.push_back(fact());
+    const int32_t templates = count();
+    for (int32_t k = 0; k < templates; ++k) {
+      const int32_t t = next();
+      require(t >= 0 && t < task_.num_templates, "clearing template out of range");
+      requirement.void_templates.push_back(t);
+    }
+    const int32_t at = count();
+    require(at > 0, "a clearing requirement needs a station");
+    for (int32_t k = 0; k < at; ++k) {
+      const int32_t station = next();
+      require(station >= 0 && station < stations, "clearing station out of range");
+      requirement.stations.push_back(station);
+    }
+    clearing_requirements_.push_back(std::move(requirement));
+  }
+  require(i == e.size(), "the clearing entries run on past their requirements");
+  station_costs_.assign(clearing_stations_.size(), -1);
+  group_costs_.assign(static_cast<size_t>(groups), 0);
+}
+
+int32_t ProjectionHeuristic::clearing(const uint64_t* words, const int32_t* counters) {
+  if (clearing_requirements_.empty()) return 0;
+  std::fill(station_costs_.begin(), station_costs_.end(), -1);
+  std::fill(group_costs_.begin(), group_costs_.end(), 0);
+  auto station_cost = [&](int32_t index) {
+    int32_t& cost = station_costs_[static_cast<size_t>(index)];
+    if (cost >= 0) return cost;
+    const ClearingStation& station = clearing_stations_[static_cast<size_t>(index)];
+    int32_t items = 0;
+    for (const ClearingItem& item : station.items) {
+      if (!test_bit(words, item.at)) continue;
+      const bool blocked = std::any_of(item.blocks.begin(), item.blocks.end(),
+                                       [&](int32_t f) { return test_bit(words, f); });
+      items += blocked ? 0 : 1;
+    }
+    cost = items;
+    if (items > 0 && clearing_arrivals_) {
+      bool ready = false;  // a robot stands there with an empty hand: it needs no arrival
+      for (size_t k = 0; k < station.ready.size() && !ready; k += 2) {
+        ready = test_bit(words, station.ready[k]) && test_bit(words, station.ready[k + 1]);
+      }
+      cost += items - (ready ? 1 : 0);
+    }
+    return cost;
+  };
+  const int32_t listed = counters[1];
+  const int32_t* active = counters + 2;
+  for (const ClearingRequirement& requirement : clearing_requirements_) {
+    const bool met = std::any_of(requirement.void_facts.begin(), requirement.void_facts.end(),
+                                 [&](int32_t f) { return test_bit(words, f); });
+    const bool running =
+        std::any_of(active, active + listed, [&](int32_t t) {
+          return std::find(requirement.void_templates.begin(), requirement.void_templates.end(),
+                           t) != requirement.void_templates.end();
+        });
+    if (met || running) continue;
+    int32_t least = std::numeric_limits<int32_t>::max();
+    for (int32_t s : requirement.stations) least = std::min(least, station_cost(s));
+    int32_t& group = group_costs_[static_cast<size_t>(requirement.group)];
+    group = std::max(group, least);
+  }
+  int32_t total = 0;
+  for (int32_t cost : group_costs_) total += cost;
+  return total;
 }
 
 std::unique_ptr<ProjectionHeuristic> ProjectionHeuristic::clone() const {
@@ -2170,7 +2281,7 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
 
 int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
   const std::vector<Projection>& rows = *rows_;
-  if (rows.empty()) return 0;
+  if (rows.empty()) return clearing(words, counters);
   const bool first = last_words_.empty();
   const auto num_words = static_cast<size_t>(task_.num_words);
   const auto num_counters = static_cast<size_t>(task_.num_counters);
@@ -2264,7 +2375,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   for (size_t c = 0; c < combos; ++c) {
     if (sums[c] < kUnreached) best = std::min(best, sums[c]);
   }
-  return best;
+  return best == kDeadEnd ? best : best + clearing(words, counters);
 }
 
 }  // namespace robotouille

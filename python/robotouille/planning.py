@@ -343,10 +343,10 @@ def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]] | No
 
     The task is the core of the one the tables were built for, or None for the env's own. The
     bound's move charges rest on every robot with a proven hand holding exactly one thing (a
-    free hand counts), the implied goal atoms, the lifts and idling on every station holding
-    one stack, and idling on the robot standing at one place, as in every state reachable from
-    the task's start. A state restored with set_state may break that: then the bound does
-    without them, or, where a hand breaks, without the projections (None, None).
+    free hand counts), the implied goal atoms, the lifts, clearing and idling on every station
+    holding one stack, and idling on the robot standing at one place, as in every state
+    reachable from the task's start. A state restored with set_state may break that: then the
+    bound does without them, or, where a hand breaks, without the projections (None, None).
     """
     no_idling: dict[str, list[int]] = {"idle_begin": [], "idle": [], "idle_codes": []}
     projection_task = None
@@ -355,7 +355,7 @@ def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]] | No
         tables = _projection_tables(env, implied=True)
         projection_task = None if task is env.task else task.core
     else:
-        tables = {**_projection_tables(env), "lifts": [], **no_idling}
+        tables = {**_projection_tables(env), "lifts": [], "clearing": [], **no_idling}
     # (The implied task has the same dynamics, so the same hands.)
     if not _one_of_each(bits, tables["hand_group_begin"], tables["hand_groups"]):
         return None, None

@@ -64,6 +64,14 @@ the table before the bottom is put down. Such a role's distance then runs throug
 that (``projection.h`` gives the arguments; :func:`_lift_shapes` and :func:`_stack_shapes`
 check the stack shapes they rest on).
 
+Clearing: the lettuce's projection cuts it on a board that a stack of cheese and tomato still
+covers, since which items lie there is no fact of the lettuce. Where every board is covered
+so, and the goal needs something cut that is not cut yet, some board must be cleared first:
+each item on it that no goal names is picked off it (charged to nobody), after an
+empty-handed arrival (one of them may be saved by a robot standing there). The bound adds the
+cheapest such clearing (``projection.h`` gives the argument; :func:`_clearing` finds the
+goal atoms that need a station to themselves, and which of its items count).
+
 Invariants: a projection checks only the preconditions inside its facts, so it also reaches
 abstract states that no real state maps to (a bun with several items on it). Fact sets of which
 no reachable state has two true (:func:`object_invariants`) let construction drop those states;
@@ -142,6 +150,9 @@ class ProjectionTables:
             station) triples: where the robot could pick ``o`` up without moving.
         lifts: Entries one after another (see "Lifts"): a lifted role's goal variable, its goal
             atom "at K", the number of companion atoms, and those atoms.
+        clearing: Entries one after another (see "Clearing" and :func:`_clearing`): the
+            stations some goal atom needs cleared, the items on them that nobody's row picks,
+            and the requirements; empty: none.
         merge_begin: CSR offsets of ``merges`` (in pairs), one row per projection.
         merges: Per projection, (fact, representative) pairs: the fact shares its
             representative's bit, which holds their disjunction (see "Invariants").
@@ -200,6 +211,7 @@ class ProjectionTables:
     colocated_begin: IntArray
     colocated: IntArray
     lifts: list[int]
+    clearing: list[int]
     merge_begin: IntArray
     merges: IntArray
     mutex_begin: IntArray
@@ -981,6 +993,132 @@ def stations_hold_stacks(task: CompiledTask, bits: npt.NDArray[np.bool_]) -> boo
     return stack_items == len(placed) and len(true["atop"]) == stack_items - len(bottoms)
 
 
+def _clearing(
+    task: CompiledTask,
+    view: _TaskView,
+    projected: set[int],
+    charged: list[int],
+    movers: set[int],
+    arrivals_apply: bool,
+) -> list[int]:
+    """The clearing entries (see "Clearing" in ``projection.h``), one after another.
+
+    A goal atom ``P(x)`` that no candidate of ``x`` has yet needs a grounding that makes it
+    true (or starts a special effect that does); when every such grounding needs ``item_on(y,
+    s)`` and ``clear(y)``, the station ``s`` then holds ``y`` alone, so every item stacked at
+    ``s`` now has left it by then. For the items that no projection object is (no row is
+    charged for their picks) and that lie on the station or on such an item (so that taking
+    them off changes no row's facts), that first pick is charged to nobody; this term counts
+    it, and with arrivals (``arrivals_apply``) the empty-handed arrival before it too, except
+    one where a robot stands at ``s`` with an empty hand. Only where every station holds one
+    stack (:func:`_stack_shapes`; the planner checks the start state).
+
+    Layout: the arrival flag; the number of stations, and per station the number of (position
+    fact, free-hand fact) pairs of the robots that could stand there, those pairs, the number
+    of items, and per item its fact ``item_at(i, s)``, the number of facts that rule it out
+    (its support is a projection object, so the pick is charged to that object), and those
+    facts; then the number of requirements, and per requirement its group (requirements whose
+    stations overlap share one, and count as their largest), the number of facts that void it
+    (the atom's facts), those facts, the number of templates that void it (running, they make
+    one of those facts true), those templates, the number of its stations and their indices.
+    """
+    if not _stack_shapes(task.domain):
+        return []
+    names = [p.name for p in task.domain.predicates]
+
+    def named(f: int, predicate: str) -> bool:
+        return f < view.num_pred and names[int(task.fact_pred[f])] == predicate
+
+    goal = task.problem.goal
+    requirements: list[tuple[list[int], list[int], list[int]]] = []
+    for atom in goal.atoms:
+        if len(atom.args) != 1:
+            continue
+        subject = atom.args[0]
+        if isinstance(subject, int):
+            candidates = task.goal_candidates[subject]
+        else:
+            candidates = [task.object_index[subject]]
+        if any(c >= len(task.objects) or task.may_vanish[c] for c in candidates):
+            continue
+        facts = [task.fact_of(atom.predicate, [c]) for c in candidates]
+        wanted = set(facts)
+        templates = [t for t, writes in enumerate(view.template_writes) if writes & wanted]
+        producers = {g for f in facts for g in view.writers.get(f, [])} | {
+            g for t in templates for g in view.starters.get(t, [])
+        }
+        stations: set[int] = set()
+        for g in producers:
+            alone = [
+                view.args(f)[1]
+                for f in view.pre_pos[g]
+                if named(f, "item_on")
+                and view.args(f)[0] in projected
+                and task.fact_of("clear", [view.args(f)[0]]) in view.pre_pos[g]
+            ]
+            if not alone:
+                break
+            stations.add(alone[0])
+        else:
+            if stations:
+                requirements.append((facts, templates, sorted(stations)))
+    if not requirements:
+        return []
+    used = sorted({s for _, _, stations in requirements for s in stations})
+    # The items that may stand in a stack: always there, no projection object, and taken off
+    # a station only by groundings that no row is charged for.
+    removers: dict[tuple[int, int], list[int]] = {}  # (item, station) -> groundings
+    for f in range(view.num_pred):
+        if named(f, "item_at") and view.args(f)[1] in used:
+            removers[(view.args(f)[0], view.args(f)[1])] = [
+                g for g in view.writers.get(f, []) if (f, 0) in zip(view.eff[g], view.eff_value[g])
+            ]
+    out: list[int] = [int(arrivals_apply), len(used)]
+    for s in used:
+        pairs = [
+            (f, task.fact_of("nothing", [view.args(f)[0]]))
+            for f in range(view.num_pred)
+            if named(f, "loc") and view.args(f)[1] == s and view.args(f)[0] in view.robots
+        ]
+        out += [len(pairs), *(x for pair in pairs for x in pair)]
+        entries: list[list[int]] = []
+        for (item, station), groundings in sorted(removers.items()):
+            if station != s or item in projected or task.may_vanish[item]:
+                continue
+            if any(g in movers for g in groundings):
+                continue
+            # A pick charged to some row takes the item off a support (a projection object
+            # below it); standing on that support rules the item out.
+            supports = [
+                [
+                    f
+                    for f in view.pre_pos[g]
+                    if (named(f, "atop") or named(f, "item_on")) and view.args(f)[0] == item
+                ]
+                for g in groundings
+                if charged[g] >= 0
+            ]
+            if not all(supports):
+                continue
+            blocks = sorted({f for facts in supports for f in facts})
+            at = task.fact_of("item_at", [item, s])
+            entries.append([at, len(blocks), *blocks])
+        out += [len(entries), *(x for entry in entries for x in entry)]
+    # Requirements whose stations overlap share a group (their picks may be the same ones).
+    group_of = list(range(len(requirements)))
+    for k, (_, _, places) in enumerate(requirements):
+        for j in range(k):
+            if group_of[j] != group_of[k] and set(requirements[j][2]) & set(places):
+                merged = group_of[j]
+                group_of = [group_of[k] if g == merged else g for g in group_of]
+    dense = {g: k for k, g in enumerate(sorted(set(group_of)))}
+    out.append(len(requirements))
+    for (facts, templates, places), group in zip(requirements, group_of):
+        out += [dense[group], len(facts), *facts, len(templates), *templates]
+        out += [len(places), *(used.index(s) for s in places)]
+    return out
+
+
 def _lifts(
     task: CompiledTask, view: _TaskView, key_vars: list[int], hand_facts: set[int]
 ) -> list[int]:
@@ -1646,6 +1784,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         colocated_begin=colocated_begin,
         colocated=colocated,
         lifts=_lifts(task, view, key_vars, hand_facts),
+        clearing=_clearing(task, view, projected_set, charged, movers, arrivals_apply),
         merge_begin=merge_begin,
         merges=merge_pairs,
         mutex_begin=mutex_begin,

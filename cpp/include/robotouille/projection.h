@@ -110,6 +110,25 @@
  * its plain goal distance. What F does not keep (a robot's position, its hand) is taken to
  * allow the state, so every real plan still passes through a via state.
  *
+ * Clearing: a goal atom P(x) that no candidate of x satisfies yet, with no special effect
+ * running that could make it true, needs a grounding that makes it true or starts such an
+ * effect. Where every such grounding needs item_on(y, s) and clear(y) for a projection object
+ * y (cooking, cutting, frying), station s then holds y alone: every item in s's stack now has
+ * left it by then. Take the items that no row is for and that lie on the station or on another
+ * such item (python/robotouille/projections.py, _clearing): their first pick from s changes no
+ * row's facts, and the tables charge it to nobody (a pick of an item off a projection object
+ * changes that object's facts, and is charged to it). So for such a station the k items there
+ * cost k picks that no row pays for. With arrivals (see above), each of those picks is also the
+ * first pick after an empty-handed arrival of its robot at s, except for at most one made by a
+ * robot that stands at s with an empty hand now: two picks at s need a move in between (the
+ * first fills the hand, and only putting the item back on the stack could empty it there), or
+ * another robot, which cannot stand at s meanwhile. Those arrivals are charged to nobody and
+ * are not the arrivals the rows count, which come before their own objects' picks. A
+ * requirement therefore adds the least such cost over its stations (2k - 1 or 2k, or k without
+ * arrivals); requirements whose stations overlap form a group that adds its largest, and groups
+ * (disjoint stations: different picks and arrivals) add up. Every step counted is one that no
+ * row is charged for, so the sum stays admissible.
+ *
  * Invariants: the tables may list fact sets of which no reachable state has two true
  * (python/robotouille/invariants.py proves them). A projection checks only the preconditions
  * inside F, so it reaches abstract states that violate one (a bun with several items "on" it);
@@ -235,6 +254,9 @@ struct ProjectionSpec {
   // the goal atom "that variable at K" (two arguments: the variable, then a key variable), the
   // number n of companion atoms, and n atoms "companion variable at (or on) K".
   IntVec lifts;
+  // Clearing (see above), entries one after another in the layout of _clearing in
+  // python/robotouille/projections.py; empty: none.
+  IntVec clearing;
   // At-most-one invariants (see "Invariants" above): CSR over fact sets; empty: none.
   IntVec mutex_begin, mutex_facts;
   // Shared rows (see above); empty: none. Per row, an earlier row whose tables it reads, or -1;
@@ -497,6 +519,29 @@ class ProjectionHeuristic {
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
   std::vector<const int32_t*> matched_;  // scratch: per group, its cached costs
   std::vector<Lift> lifts_;
+  // Clearing (see above): per station, the (robot position, free hand) fact pairs of the
+  // robots that could stand there, and its items: the fact "at the station" and the facts
+  // (supports charged to a row) that rule the item out.
+  struct ClearingItem {
+    int32_t at = -1;
+    IntVec blocks;
+  };
+  struct ClearingStation {
+    IntVec ready;  // pairs
+    std::vector<ClearingItem> items;
+  };
+  struct ClearingRequirement {
+    int32_t group = 0;
+    IntVec void_facts, void_templates, stations;
+  };
+  bool clearing_arrivals_ = false;
+  std::vector<ClearingStation> clearing_stations_;
+  std::vector<ClearingRequirement> clearing_requirements_;
+  IntVec station_costs_, group_costs_;  // scratch for clearing()
+  // Validates spec.clearing and fills the clearing tables.
+  void read_clearing(const ProjectionSpec& spec);
+  // The clearing cost of a state (0 without requirements).
+  int32_t clearing(const uint64_t* words, const int32_t* counters);
   // spec.hand_over_places: a robot slot, that robot's position fact, and the fact of a
   // container that hand-overs need at that station; and the robot (the position fact's first
   // argument).
