@@ -902,7 +902,9 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
     require(f >= 0 && f < task_.num_facts, "clearing fact out of range");
     return f;
   };
-  clearing_arrivals_ = next() != 0;
+  clearing_mode_ = next();
+  require(clearing_mode_ >= kClearPicks && clearing_mode_ <= kClearFollowUps,
+          "unknown clearing mode");
   const int32_t stations = count();
   for (int32_t s = 0; s < stations; ++s) {
     ClearingStation station;
@@ -964,12 +966,13 @@ int32_t ProjectionHeuristic::clearing(const uint64_t* words, const int32_t* coun
       items += blocked ? 0 : 1;
     }
     cost = items;
-    if (items > 0 && clearing_arrivals_) {
+    if (items > 0 && clearing_mode_ >= kClearArrivals) {
       bool ready = false;  // a robot stands there with an empty hand: it needs no arrival
       for (size_t k = 0; k < station.ready.size() && !ready; k += 2) {
         ready = test_bit(words, station.ready[k]) && test_bit(words, station.ready[k + 1]);
       }
       cost += items - (ready ? 1 : 0);
+      if (clearing_mode_ >= kClearFollowUps) cost += items;
     }
     return cost;
   };

@@ -993,6 +993,11 @@ def stations_hold_stacks(task: CompiledTask, bits: npt.NDArray[np.bool_]) -> boo
     return stack_items == len(placed) and len(true["atop"]) == stack_items - len(bottoms)
 
 
+CLEAR_PICKS, CLEAR_ARRIVALS, CLEAR_FOLLOW_UPS = 0, 1, 2
+"""What the clearing term counts per item (see "Clearing" in ``projection.h``): its pick; also
+the arrival before it; also the step after it (a move with the item, or putting it back)."""
+
+
 def _clearing(
     task: CompiledTask,
     view: _TaskView,
@@ -1005,22 +1010,25 @@ def _clearing(
 
     A goal atom ``P(x)`` that no candidate of ``x`` has yet needs a grounding that makes it
     true (or starts a special effect that does); when every such grounding needs ``item_on(y,
-    s)`` and ``clear(y)``, the station ``s`` then holds ``y`` alone, so every item stacked at
-    ``s`` now has left it by then. For the items that no projection object is (no row is
-    charged for their picks) and that lie on the station or on such an item (so that taking
-    them off changes no row's facts), that first pick is charged to nobody; this term counts
-    it, and with arrivals (``arrivals_apply``) the empty-handed arrival before it too, except
-    one where a robot stands at ``s`` with an empty hand. Only where every station holds one
-    stack (:func:`_stack_shapes`; the planner checks the start state).
+    s)`` and ``clear(y)`` for a projection object ``y``, the station ``s`` then holds ``y``
+    alone, so every item stacked at ``s`` now has left it by then. An item that no projection
+    object is, standing on a support (the station, or an item below it) whose groundings no
+    row is charged for, is picked off it in a step charged to nobody. With arrivals
+    (``arrivals_apply``) the empty-handed arrival before that pick counts too, except one
+    where a robot stands at ``s`` with an empty hand; and where every such grounding also
+    needs its robot at ``s`` with an empty hand, so does the picking robot's next step with
+    the item: a move while holding it, or putting it back on the same support. Only where
+    every station holds one stack (:func:`_stack_shapes`; the planner checks the start state).
 
-    Layout: the arrival flag; the number of stations, and per station the number of (position
-    fact, free-hand fact) pairs of the robots that could stand there, those pairs, the number
-    of items, and per item its fact ``item_at(i, s)``, the number of facts that rule it out
-    (its support is a projection object, so the pick is charged to that object), and those
-    facts; then the number of requirements, and per requirement its group (requirements whose
-    stations overlap share one, and count as their largest), the number of facts that void it
-    (the atom's facts), those facts, the number of templates that void it (running, they make
-    one of those facts true), those templates, the number of its stations and their indices.
+    Layout: what counts (:data:`CLEAR_PICKS`, :data:`CLEAR_ARRIVALS` or
+    :data:`CLEAR_FOLLOW_UPS`); the number of stations, and per station the number of
+    (position fact, free-hand fact) pairs of the robots that could stand there, those pairs,
+    the number of items, and per item its fact ``item_at(i, s)``, the number of facts that
+    rule it out (supports some row is charged for), and those facts; then the number of
+    requirements, and per requirement its group (requirements whose stations overlap share
+    one, and count as their largest), the number of facts that void it (the atom's facts),
+    those facts, the number of templates that void it (running, they may make one of those
+    facts true), those templates, the number of its stations and their indices.
     """
     if not _stack_shapes(task.domain):
         return []
@@ -1029,8 +1037,18 @@ def _clearing(
     def named(f: int, predicate: str) -> bool:
         return f < view.num_pred and names[int(task.fact_pred[f])] == predicate
 
+    def robot_at(g: int, station: int) -> bool:
+        """Whether grounding g needs a robot standing at the station with an empty hand."""
+        return any(
+            named(f, "loc")
+            and view.args(f)[1] == station
+            and task.fact_of("nothing", [view.args(f)[0]]) in view.pre_pos[g]
+            for f in view.pre_pos[g]
+        )
+
     goal = task.problem.goal
     requirements: list[tuple[list[int], list[int], list[int]]] = []
+    follow_ups = True
     for atom in goal.atoms:
         if len(atom.args) != 1:
             continue
@@ -1048,6 +1066,7 @@ def _clearing(
             g for t in templates for g in view.starters.get(t, [])
         }
         stations: set[int] = set()
+        hands_free = True
         for g in producers:
             alone = [
                 view.args(f)[1]
@@ -1059,21 +1078,29 @@ def _clearing(
             if not alone:
                 break
             stations.add(alone[0])
+            hands_free = hands_free and robot_at(g, alone[0])
         else:
             if stations:
                 requirements.append((facts, templates, sorted(stations)))
+                follow_ups = follow_ups and hands_free
     if not requirements:
         return []
     used = sorted({s for _, _, stations in requirements for s in stations})
-    # The items that may stand in a stack: always there, no projection object, and taken off
-    # a station only by groundings that no row is charged for.
-    removers: dict[tuple[int, int], list[int]] = {}  # (item, station) -> groundings
+    mode = CLEAR_PICKS
+    if arrivals_apply:
+        mode = CLEAR_FOLLOW_UPS if follow_ups else CLEAR_ARRIVALS
+    # Per item, its supports: item_on(i, s) and atop(i, j). One whose groundings (taking the
+    # item off it, putting it on it) some row is charged for, or that move a robot in a way
+    # charged by holding, rules the item out while it stands there.
+    supports: dict[int, list[int]] = {}
     for f in range(view.num_pred):
-        if named(f, "item_at") and view.args(f)[1] in used:
-            removers[(view.args(f)[0], view.args(f)[1])] = [
-                g for g in view.writers.get(f, []) if (f, 0) in zip(view.eff[g], view.eff_value[g])
-            ]
-    out: list[int] = [int(arrivals_apply), len(used)]
+        if named(f, "item_on") or named(f, "atop"):
+            supports.setdefault(view.args(f)[0], []).append(f)
+
+    def charged_support(f: int) -> bool:
+        return any(charged[g] >= 0 or g in movers for g in view.writers.get(f, []))
+
+    out: list[int] = [mode, len(used)]
     for s in used:
         pairs = [
             (f, task.fact_of("nothing", [view.args(f)[0]]))
@@ -1082,27 +1109,22 @@ def _clearing(
         ]
         out += [len(pairs), *(x for pair in pairs for x in pair)]
         entries: list[list[int]] = []
-        for (item, station), groundings in sorted(removers.items()):
-            if station != s or item in projected or task.may_vanish[item]:
+        for f in range(view.num_pred):
+            if not named(f, "item_at") or view.args(f)[1] != s:
                 continue
-            if any(g in movers for g in groundings):
+            item = view.args(f)[0]
+            if item in projected or task.may_vanish[item]:
                 continue
-            # A pick charged to some row takes the item off a support (a projection object
-            # below it); standing on that support rules the item out.
-            supports = [
-                [
-                    f
-                    for f in view.pre_pos[g]
-                    if (named(f, "atop") or named(f, "item_on")) and view.args(f)[0] == item
-                ]
-                for g in groundings
-                if charged[g] >= 0
-            ]
-            if not all(supports):
+            # Under the stack shapes an item leaves a station only off one of its supports.
+            own = set(supports.get(item, []))
+            if any(
+                own.isdisjoint(view.eff[g])
+                for g in view.writers.get(f, [])
+                if (f, 0) in zip(view.eff[g], view.eff_value[g])
+            ):
                 continue
-            blocks = sorted({f for facts in supports for f in facts})
-            at = task.fact_of("item_at", [item, s])
-            entries.append([at, len(blocks), *blocks])
+            blocks = sorted(x for x in own if charged_support(x))
+            entries.append([f, len(blocks), *blocks])
         out += [len(entries), *(x for entry in entries for x in entry)]
     # Requirements whose stations overlap share a group (their picks may be the same ones).
     group_of = list(range(len(requirements)))

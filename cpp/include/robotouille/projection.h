@@ -123,11 +123,19 @@
  * robot that stands at s with an empty hand now: two picks at s need a move in between (the
  * first fills the hand, and only putting the item back on the stack could empty it there), or
  * another robot, which cannot stand at s meanwhile. Those arrivals are charged to nobody and
- * are not the arrivals the rows count, which come before their own objects' picks. A
- * requirement therefore adds the least such cost over its stations (2k - 1 or 2k, or k without
- * arrivals); requirements whose stations overlap form a group that adds its largest, and groups
- * (disjoint stations: different picks and arrivals) add up. Every step counted is one that no
- * row is charged for, so the sum stays admissible.
+ * are not the arrivals the rows count, which come before their own objects' picks. Where, in
+ * addition, every such grounding needs its robot at s with an empty hand, so does the picking
+ * robot's next step with the item (its follow-up): while it stands at s holding the item, no
+ * other robot acts at s and it cannot act there itself with a full hand, except by putting the
+ * item back on the support it took it from (the stack below is unchanged); so it either does
+ * that, or moves holding the item (charged to nobody: no row is for the item), before s can
+ * hold y alone. Follow-ups are neither picks nor empty-handed moves, and each comes before the
+ * next pick of its robot, so they are distinct steps too (the tables check that no row is
+ * charged for putting the item on or taking it off such a support). A requirement therefore
+ * adds the least such cost over its stations (k picks, plus k arrivals less one where a robot
+ * stands ready, plus k follow-ups, as the tables' mode allows); requirements whose stations
+ * overlap form a group that adds its largest, and groups (disjoint stations: different items)
+ * add up. Every step counted is one that no row is charged for, so the sum stays admissible.
  *
  * Invariants: the tables may list fact sets of which no reachable state has two true
  * (python/robotouille/invariants.py proves them). A projection checks only the preconditions
@@ -534,7 +542,10 @@ class ProjectionHeuristic {
     int32_t group = 0;
     IntVec void_facts, void_templates, stations;
   };
-  bool clearing_arrivals_ = false;
+  // What counts per item: kClearPicks, kClearArrivals (also the arrival before the pick) or
+  // kClearFollowUps (also the step after it).
+  int32_t clearing_mode_ = 0;
+  static constexpr int32_t kClearPicks = 0, kClearArrivals = 1, kClearFollowUps = 2;
   std::vector<ClearingStation> clearing_stations_;
   std::vector<ClearingRequirement> clearing_requirements_;
   IntVec station_costs_, group_costs_;  // scratch for clearing()
