@@ -64,3 +64,20 @@ def test_the_dataset_report_keeps_the_shorter_witness() -> None:
     assert optimum <= improved[0]["upper_bound"] < optimum + 5
     assert improved[0]["witness"] != ["old"]
     assert improved[1] == entries()[1]  # not shorter: kept
+
+
+def test_the_clearing_report_compares_the_bound_with_and_without_clearing() -> None:
+    """``clearing_report.py`` finds synchronous/1 seed 420 (the lettuce's only board holds a
+    tomato), and its baseline plans the same optimum with the clearing term left out."""
+    import clearing_report
+
+    (inst,) = robotouille.datasets.load("synchronous", seeds=[420], tasks=["1"])
+    plain, cleared = clearing_report.start_bounds(inst.load())
+    assert plain < cleared
+    with clearing_report.without_clearing():
+        baseline = robotouille.plan(inst.load())
+        assert baseline.stats.initial_h == plain
+    shipped = robotouille.plan(inst.load())
+    assert shipped.stats.initial_h == cleared
+    assert baseline.length == shipped.length
+    assert shipped.stats.expanded <= baseline.stats.expanded

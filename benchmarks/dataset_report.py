@@ -25,11 +25,13 @@ Usage (from the repository root)::
     python benchmarks/dataset_report.py [--threads 2] [--time-limit 60] [--datasets ...]
         [--tasks ...] [--seeds ...] [--memory-gb GB] [--write-manifest] [--retry-unsolved]
         [--witnesses [--improve-witnesses]] [--witness-time-limit 600] [--no-search]
+        [--no-clearing]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import time
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import robotouille
+from clearing_report import without_clearing
 from robotouille import SearchLimitError, UnsolvableError, datasets
 
 MANIFEST = Path(__file__).resolve().parents[1] / "domains" / "robotouille" / "manifest.json"
@@ -146,7 +149,14 @@ def main() -> None:
     parser.add_argument(
         "--witness-time-limit", type=float, default=600.0, help="seconds per witness search"
     )
+    parser.add_argument(
+        "--no-clearing",
+        action="store_true",
+        help="search with the bound's clearing term left out (a side-by-side baseline)",
+    )
     args = parser.parse_args()
+    if args.no_clearing and args.write_manifest:
+        parser.error("--no-clearing is for comparisons; it writes no manifest")
     memory_gb = args.memory_gb if args.memory_gb is not None else _default_memory_gb(args.threads)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else datasets.DEFAULT_SEEDS
     existing = manifest_entries()
@@ -171,13 +181,14 @@ def main() -> None:
     ]
     envs = [inst.load() for inst in todo]
     generated = time.perf_counter()
-    results = robotouille.plan_many(
-        envs,
-        threads=args.threads,
-        time_limit=args.time_limit,
-        max_memory_bytes=int(memory_gb * 2**30),
-        return_exceptions=True,
-    )
+    with without_clearing() if args.no_clearing else contextlib.nullcontext():
+        results = robotouille.plan_many(
+            envs,
+            threads=args.threads,
+            time_limit=args.time_limit,
+            max_memory_bytes=int(memory_gb * 2**30),
+            return_exceptions=True,
+        )
     solved_at = time.perf_counter()
 
     solved_now = dict(zip((i.key for i in todo), results))
