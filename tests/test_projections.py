@@ -49,6 +49,17 @@ EXAMPLES = SHARED / "reference" / "robotouille" / "environments" / "env_generato
 needs_shared = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="../shared is not available")
 
 
+def generated_examples(count: int) -> Any:
+    """Hypothesis settings for the tests over generated instances: `count` derandomized
+    examples, without deadlines (a search may take a second)."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+    )
+
+
 # Projection limits under which no projection grows past the first caps (to compare tables).
 NO_UPGRADES = {"upgrade_states": 0}
 
@@ -252,12 +263,7 @@ def test_idling_charges_the_wait_beside_a_cooking_chicken() -> None:
     assert raised == 2  # beside the chicken before and after cooking it
 
 
-@settings(
-    max_examples=10,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
-)
+@generated_examples(10)
 @given(
     seed=st.integers(0, 10_000),
     task=st.sampled_from(["0_cheese_chicken_sandwich", "1_lettuce_chicken_sandwich"]),
@@ -367,12 +373,7 @@ def test_clearing_needs_every_station_of_the_kind_covered() -> None:
         assert bound(env, **tables) == bound(env, **_without_clearing(tables)) + added
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
-)
+@generated_examples(40)
 @given(
     data=st.data(),
     robots=st.sampled_from([1, 2]),
@@ -537,12 +538,7 @@ def test_hand_overs_with_two_robots() -> None:
     assert carriers == {"robot1", "robot2"}
 
 
-@settings(
-    max_examples=12,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
-)
+@generated_examples(12)
 @given(seed=st.integers(0, 10_000))
 def test_the_soups_bound_keeps_the_optimum_of_random_potato_soups(seed: int) -> None:
     """On generated potato soups (bowl arrivals and the potato's hand-over both apply), A* with
