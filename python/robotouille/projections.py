@@ -1089,41 +1089,45 @@ def _clearing(
     mode = CLEAR_PICKS
     if arrivals_apply:
         mode = CLEAR_FOLLOW_UPS if follow_ups else CLEAR_ARRIVALS
-    # Per item, its supports: item_on(i, s) and atop(i, j). One whose groundings (taking the
-    # item off it, putting it on it) some row is charged for, or that move a robot in a way
-    # charged by holding, rules the item out while it stands there.
-    supports: dict[int, list[int]] = {}
+    # One pass over the facts: per item its supports (item_on(i, s) and atop(i, j)), per used
+    # station the robots' positions there and the items' facts item_at(i, s).
+    supports: dict[int, set[int]] = {}
+    ready: dict[int, list[int]] = {s: [] for s in used}  # (position, free hand) pairs, flat
+    items_at: dict[int, list[int]] = {s: [] for s in used}
     for f in range(view.num_pred):
+        args = view.args(f)
         if named(f, "item_on") or named(f, "atop"):
-            supports.setdefault(view.args(f)[0], []).append(f)
-
-    def charged_support(f: int) -> bool:
-        return any(charged[g] >= 0 or g in movers for g in view.writers.get(f, []))
-
+            supports.setdefault(args[0], set()).add(f)
+        elif named(f, "loc") and args[1] in ready and args[0] in view.robots:
+            ready[args[1]] += [f, task.fact_of("nothing", [args[0]])]
+        elif named(f, "item_at") and args[1] in items_at:
+            items_at[args[1]].append(f)
+    # A support whose groundings (taking the item off it, putting it on it) some row is charged
+    # for, or that move a robot in a way charged by holding, rules the item out while it stands
+    # there.
+    charged_supports = {
+        f
+        for facts in supports.values()
+        for f in facts
+        if any(charged[g] >= 0 or g in movers for g in view.writers.get(f, []))
+    }
     out: list[int] = [mode, len(used)]
     for s in used:
-        pairs = [
-            (f, task.fact_of("nothing", [view.args(f)[0]]))
-            for f in range(view.num_pred)
-            if named(f, "loc") and view.args(f)[1] == s and view.args(f)[0] in view.robots
-        ]
-        out += [len(pairs), *(x for pair in pairs for x in pair)]
+        out += [len(ready[s]) // 2, *ready[s]]
         entries: list[list[int]] = []
-        for f in range(view.num_pred):
-            if not named(f, "item_at") or view.args(f)[1] != s:
-                continue
+        for f in items_at[s]:
             item = view.args(f)[0]
             if item in projected or task.may_vanish[item]:
                 continue
             # Under the stack shapes an item leaves a station only off one of its supports.
-            own = set(supports.get(item, []))
+            own = supports.get(item, set())
             if any(
                 own.isdisjoint(view.eff[g])
                 for g in view.writers.get(f, [])
                 if (f, 0) in zip(view.eff[g], view.eff_value[g])
             ):
                 continue
-            blocks = sorted(x for x in own if charged_support(x))
+            blocks = sorted(own & charged_supports)
             entries.append([f, len(blocks), *blocks])
         out += [len(entries), *(x for entry in entries for x in entry)]
     # Requirements whose stations overlap share a group (their picks may be the same ones).
