@@ -27,6 +27,7 @@ from robotouille import SearchLimitError, _core, datasets
 from robotouille.domains import bundled_environment_path, default_domain_path
 from robotouille.planning import _as_lists, _bound_tables, _projection_tables, _start_stats
 from robotouille.projections import (
+    ARRIVAL_FREED,
     ARRIVAL_SLOT,
     IDLE_BLOCKED,
     IDLE_SETS,
@@ -468,23 +469,64 @@ def test_a_restored_state_that_breaks_a_proven_group_goes_without_what_rests_on_
     assert plan.stats.initial_h == plan.length
 
 
-def test_a_bowl_pays_for_its_arrival_and_a_pot_does_not() -> None:
+def test_containers_pay_for_their_arrivals_and_a_pot_also_after_a_freed_hand() -> None:
     """A station with a container holds no item, so a robot that arrives at a bowl with
     something in hand cannot put it down there before the pick; at a pot it can, by adding
-    an ingredient (projections.py, _arrival_shapes)."""
+    an ingredient, which therefore clears the arrival bit as putting the pot down does
+    (projections.py, _arrival_shapes; projection.h, "Arrivals")."""
     env = _bundled("asynchronous", "5_potato_soup")
     task = env.task
     tables = find_projections(task)
     bowl, pot = _projected(task, tables)["bowl"], _projected(task, tables)["pot"]
     bowl_codes = _codes_by_action(task, tables, bowl)
     assert 4 in bowl_codes["pick-up-container"] and 2 in bowl_codes["place-container"]
-    assert _codes_by_action(task, tables, pot)["pick-up-container"] == {0}
-    plain = dataclasses.replace(
-        tables,
-        arrivals=np.where(np.isin(tables.groundings, _picks_of(task, bowl)), 0, tables.arrivals),
+    pot_codes = _codes_by_action(task, tables, pot)
+    assert 4 in pot_codes["pick-up-container"] and ARRIVAL_FREED in pot_codes["add-to"]
+    for name in (bowl, pot):
+        plain = dataclasses.replace(
+            tables,
+            arrivals=np.where(
+                np.isin(tables.groundings, _picks_of(task, name)), 0, tables.arrivals
+            ),
+        )
+        assert bound(env, **_as_lists(tables)) > bound(env, **_as_lists(plain))
+    # Without the freed hand, the pick of the pot right after adding the potato would pay for
+    # an arrival that never happens: from the potato's pick on, the bound would exceed the
+    # steps to go.
+    unfreed = dataclasses.replace(tables, arrivals=tables.arrivals & ~ARRIVAL_FREED)
+    plan = robotouille.plan(env)
+    added = next(i for i, a in enumerate(plan.actions) if a.startswith("Add "))
+    assert plan.actions[added + 1].startswith(f"Pick up {pot}")
+    for action in plan.actions[: added - 1]:
+        env.step(action)
+    assert plan.actions[added - 2].startswith("Pick up potato")
+    assert bound(env, **_as_lists(unfreed)) > plan.length - (added - 1) >= bound(env)
+
+
+def test_the_pot_is_carried_to_the_bowl_before_it_is_poured() -> None:
+    """Filling the bowl needs the bowl at the station of the robot holding the pot, and no
+    container stands where the pot was picked up or comes there while the robot holds it: a
+    move comes between (projection.h, "Hand-overs"), which the pot's projection now pays."""
+    env = _bundled("asynchronous", "5_potato_soup")
+    task = env.task
+    tables = find_projections(task)
+    pot = _projected(task, tables)["pot"]
+    assert 8 in _codes_by_action(task, tables, pot)["fill-bowl"]
+    fills = np.isin(
+        tables.groundings,
+        [g for g in range(len(task.owner)) if task.grounding_name(g)[0] == "fill-bowl"],
     )
-    assert bound(env, **_as_lists(tables)) > bound(env, **_as_lists(plain))
-    assert_within_steps_to_go(env, robotouille.plan(env))
+    plain = dataclasses.replace(
+        tables, arrivals=np.where(fills, tables.arrivals & ~8, tables.arrivals)
+    )
+    assert bound(env, **_as_lists(tables)) == bound(env, **_as_lists(plain)) + 1
+    plan = robotouille.plan(env)
+    assert_within_steps_to_go(env, plan)
+    env.reset()
+    for action in plan.actions[:-3]:
+        env.step(action)
+    # Beside the boiled soup with an empty hand: pick the pot up, carry it, pour.
+    assert plan.actions[-3].startswith(f"Pick up {pot}") and bound(env) == 3
 
 
 def test_an_ingredient_is_carried_to_the_pot_before_it_goes_in() -> None:

@@ -195,7 +195,7 @@ struct LocalAction {
   std::vector<std::pair<int32_t, bool>> effects;  // (bit, value), in order
   bool starts_template;                           // starts one of the projection's templates
   int32_t cost;
-  int32_t arrival = 0;  // kArrivalMove, kArrivalDrop, kArrivalPick, kArrivalHandOver
+  int32_t arrival = 0;  // kArrivalMove, kArrivalDrop, kArrivalPick, kArrivalHandOver, kArrivalFreed
   int32_t slot = 0;     // the acting robot's slot (see projection.h)
   int32_t idle = 0;     // kIdleSets, kIdleBlocked (see "Idling")
   // Whether the action changes one of these bits.
@@ -1591,7 +1591,8 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     return id;
   };
   // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
-  // a move sets its robot's arrival bit, putting the object down clears it; a pick sets its
+  // a move sets its robot's arrival bit, putting the object down (or, for a container, freeing
+  // the hand at its station) clears it; a pick sets its
   // robot's fresh-pick bit, a move or putting the object down clears it; the idle bit is set by
   // the groundings after which the robot idles at the object, kept by waiting and cleared by
   // every other step.
@@ -1607,7 +1608,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       const int32_t acted = a != nullptr && a->slot == k ? a->arrival : 0;
       bool moved = bits.test(p.arrival_bit + k);
       if (acted & kArrivalMove) moved = true;
-      if (acted & kArrivalDrop) moved = false;
+      if (acted & (kArrivalDrop | kArrivalFreed)) moved = false;
       next.assign(p.arrival_bit + k, moved);
       if (p.picked_bit < 0) continue;
       bool picked = bits.test(p.picked_bit + k);

@@ -35,14 +35,18 @@ by a robot that has moved since it last put that item down comes right after one
 in the pick that follows, with one history bit per robot. The argument rests on the shapes of
 the actions that free a robot's hand and that pick an item up; ``_arrival_shapes`` checks them
 on the domain, and without them no arrival is counted. The same holds for a container, a bowl
-say, unless some action frees a hand at its station (adding an ingredient to a pot).
+say; a robot may also free its hand at a pot's station by adding an ingredient to it, and then
+pick the pot up without an empty-handed arrival, so such a step clears the robot's bit too.
 
 Hand-overs: an ingredient added to a pot was carried there, since the pot could not stand
 where the ingredient was picked up, nor come there while the robot holding the ingredient stands
 there (only a robot standing at a station can put a container there, and with several robots
 no other robot can stand where it stands). Its projection charges that move too, with one more
 history bit per robot ("picked up here, not moved since"); ``_hand_over_shapes`` checks the
-domain's actions for it.
+domain's actions for it. The pot poured into the bowl was carried to it the same way: no
+container stood where the pot was picked up (where each station provably holds one container at
+a time), and none could come there while the robot held the pot, so the pot's projection
+charges that move too.
 
 Idling: a projection waits for free, so the chicken's lets the robot stand beside the stove
 until the chicken is cooked at no cost, while a real robot either waits there (a step that no
@@ -99,6 +103,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import permutations
 
@@ -142,9 +147,11 @@ class ProjectionTables:
             when its predicted size fits the caps (``ProjectionLimits`` in ``projection.h``).
         arrivals: Per relevant grounding: 1 if it moves its robot, plus 2 if the robot puts
             ``o`` down, plus 4 if it picks ``o`` up from a station (see "Arrivals"), plus 8 if
-            it puts ``o`` into a container at the robot's station, a hand-over (see
-            "Hand-overs" in projection.h); plus :data:`ARRIVAL_SLOT` times the robot's slot
-            (its place among the robots).
+            it puts ``o`` into a container at the robot's station, or needs one there while
+            ``o`` stays in the robot's hand, a hand-over (see "Hand-overs" in projection.h),
+            plus 16 (:data:`ARRIVAL_FREED`) if it frees the robot's hand at the station of
+            ``o``, a container; plus :data:`ARRIVAL_SLOT` times the robot's slot (its place
+            among the robots).
         colocated_begin: CSR offsets of ``colocated`` (in triples), one row per projection.
         colocated: Per projection, (robot slot, robot position fact, fact of ``o`` at that
             station) triples: where the robot could pick ``o`` up without moving.
@@ -474,8 +481,8 @@ def _arrival_shapes(domain: Domain) -> bool:
     Containers: every pick of a container (makes ``has_container(r, c)`` true) needs ``c`` at
     the robot's station. A station that holds a container holds no item, so of the ways above
     only one that needs that very container at ``s`` frees a hand there (adding an ingredient
-    to a pot); :func:`find_projections` charges arrivals for the containers that no such
-    grounding names.
+    to a pot); :func:`find_projections` lets such a grounding clear the robot's arrival bit
+    (:data:`ARRIVAL_FREED`).
     """
     if not _only_actions_write(domain, _ARRIVAL_PREDICATES):
         return False
@@ -549,6 +556,18 @@ def _hand_over_shapes(domain: Domain) -> bool:
             if not held_by_one_there:
                 return False
     return True
+
+
+def _one_container_per_station(
+    view: _TaskView, named: Callable[[int, str], bool], invariants: dict[int, list[list[int]]]
+) -> bool:
+    """Whether each station's ``container_at`` facts lie in one proven at-most-one set."""
+    at: dict[int, set[int]] = {}
+    for f in view.mutable_facts:
+        if named(f, "container_at"):
+            at.setdefault(view.args(f)[1], set()).add(f)
+    groups = [set(g) for groups in invariants.values() for g in groups]
+    return all(len(facts) < 2 or any(facts <= g for g in groups) for facts in at.values())
 
 
 IDLE_SETS = 1
@@ -636,7 +655,11 @@ def _idling(view: _TaskView, hand_facts: set[int]) -> _Idling | None:
     return _Idling(free[0], hand, place, item_key, container_key)
 
 
-ARRIVAL_SLOT = 16
+ARRIVAL_FREED = 16
+"""Arrival code: the grounding frees its robot's hand at the container's station (see
+"Arrivals"): like putting the container down, it clears the robot's arrival bit."""
+
+ARRIVAL_SLOT = 32
 """Arrival codes (see :class:`ProjectionTables`) add this times the acting robot's slot."""
 
 PLACE_PREDICATES = frozenset({"loc", "vacant"})
@@ -1493,35 +1516,59 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     def named(f: int, predicate: str) -> bool:
         return f < view.num_pred and predicate_names[task.fact_pred[f]] == predicate
 
-    # Containers at whose station some grounding frees a robot's hand (an ingredient added to
-    # a pot): a robot may arrive there holding something and still pick them up next.
     def frees_hand(g: int) -> bool:
         return any(
             value == 1 and named(f, "nothing") for f, value in zip(view.eff[g], view.eff_value[g])
         )
 
-    handed_over = {
-        view.args(f)[0]
-        for g in range(len(view.eff))
-        if frees_hand(g)
-        for f in view.pre_pos[g]
-        if named(f, "container_at")
-    }
-
-    # arrivals_apply includes one robot per station where there are several robots.
-    hand_overs_apply = arrivals_apply and _hand_over_shapes(task.domain)
-
-    def puts_into_container(g: int, robot: int) -> bool:
-        """Whether grounding g needs a container at the acting robot's station."""
+    def containers_needed(g: int) -> set[int]:
+        """The containers that grounding g needs at its acting robot's station."""
+        robot = int(task.owner[g])
         stations = {
             a for f in view.pre_pos[g] if named(f, "loc") for a in view.args(f) if a != robot
         }
-        return any(
-            named(f, "container_at") and view.args(f)[1] in stations for f in view.pre_pos[g]
+        return {
+            view.args(f)[0]
+            for f in view.pre_pos[g]
+            if named(f, "container_at") and view.args(f)[1] in stations
+        }
+
+    all_hold_facts = {f for pairs in hold.values() for _, f in pairs}
+
+    def keeps_held(g: int) -> bool:
+        """Whether g needs its robot to hold some projection object and leaves it held."""
+        held = all_hold_facts.intersection(view.pre_pos[g])
+        return bool(held) and not any(
+            value == 0 and f in held for f, value in zip(view.eff[g], view.eff_value[g])
         )
 
-    # Where a robot stands at a container that a hand-over may need (see the tables): a
-    # hand-over frees the hand at a container, so the handed-over containers include them.
+    # Per container, the groundings that free the acting robot's hand at its station (an
+    # ingredient added to a pot): a robot may arrive there holding something and still pick
+    # the container up next (see "Arrivals").
+    freeing_at: dict[int, list[int]] = {}
+    # Hand-overs: groundings that need a container at the robot's station while its hand holds
+    # a projection object, which they put into it or keep (the pot poured into the bowl).
+    hand_overs: set[int] = set()
+    receivers: set[int] = set()
+    for g in range(len(view.eff)):
+        if int(task.owner[g]) < 0:
+            continue
+        containers = containers_needed(g)
+        if frees_hand(g):
+            for c in containers:
+                freeing_at.setdefault(c, []).append(g)
+        if containers and (frees_hand(g) or keeps_held(g)):
+            hand_overs.add(g)
+            receivers |= containers
+
+    # arrivals_apply includes one robot per station where there are several robots. A held
+    # container meets another only where a station provably holds one container at a time.
+    invariants = object_invariants(task, view)
+    hand_overs_apply = arrivals_apply and _hand_over_shapes(task.domain)
+    if not _one_container_per_station(view, named, invariants):
+        hand_overs = {g for g in hand_overs if frees_hand(g)}
+
+    # Where a robot stands at a container that a hand-over may need (see the tables).
     hand_over_places: list[int] = []
     if hand_overs_apply:
         robots_at: dict[int, list[tuple[int, int]]] = {}  # station -> (slot, position fact)
@@ -1530,14 +1577,16 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 robot, station = view.args(f)
                 robots_at.setdefault(station, []).append((slot_of[robot], f))
         for f in range(view.num_pred):
-            if named(f, "container_at") and view.args(f)[0] in handed_over:
+            if named(f, "container_at") and view.args(f)[0] in receivers:
                 for slot, at in sorted(robots_at.get(view.args(f)[1], [])):
                     hand_over_places += [slot, at, f]
 
     def arrival_codes(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], ...]:
         """Per relevant grounding its arrival code, and the colocated pairs (see the tables)."""
-        picked = {"has_item"} if o in handed_over else {"has_item", "has_container"}
-        held = {f for _, f in hold.get(o, []) if any(named(f, p) for p in picked)}
+        held = {
+            f for _, f in hold.get(o, []) if named(f, "has_item") or named(f, "has_container")
+        }
+        freeing = set(freeing_at.get(o, []))
         if not held:
             return [0] * len(relevant), []
         codes: list[int] = []
@@ -1562,12 +1611,17 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                         for f in view.pre_pos[g]
                         if f in facts and f not in robot_place and station & set(view.args(f))
                     )
-            if code & 2 and hand_overs_apply and frees_hand(g) and puts_into_container(g, robot):
+            # A hand-over puts o into a container at the robot's station, or needs one there
+            # while o stays in the robot's hand.
+            keeps_o = any(f in view.pre_pos[g] and effects.get(f) != 0 for f in held)
+            puts_o = code & 2 and frees_hand(g)
+            if hand_overs_apply and g in hand_overs and (puts_o or keeps_o):
                 code |= 8
+            if g in freeing:
+                code |= ARRIVAL_FREED
             codes.append(code + ARRIVAL_SLOT * slot_of[robot] if code and arrivals_apply else 0)
         return codes, [x for triple in sorted(triples) for x in triple]
 
-    invariants = object_invariants(task, view)
     mutexes = union(invariants[o] for o in sorted(projected_set - unnamed))
     mutex_sets = [set(m) for m in mutexes]
     template_touched = set().union(
@@ -1734,6 +1788,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         relevant = sorted(
             {g for f in facts for g in view.writers.get(f, [])}
             | {g for t in templates for g in view.starters.get(t, [])}
+            | (set(freeing_at.get(o, [])) if places and arrivals_apply else set())
         )
         costs = [
             1 if charged[g] == o else (2 if g in movers and places else 0) for g in relevant

@@ -56,13 +56,25 @@
  * is already paid for) and set elsewhere; construction also enumerates this canonical twin of
  * every state.
  *
+ * A container c is picked up the same way, except that r may also arrive holding something
+ * and free its hand at c's station (add an ingredient to a pot): a station that holds c holds
+ * no item and no other container, so the only hand-freeing steps there need c at r's station.
+ * A pick of c by r that follows a move of r since r last put c down therefore comes right after
+ * an empty-handed arrival of r or right after such a step (kArrivalFreed), and the step clears
+ * r's bit as putting c down does. The projection checks only the step's own facts in P_c (the
+ * pot holds water, r stands at it), not what r holds, so it may free a hand that holds
+ * nothing: that allows more, never less.
+ *
  * Hand-overs: an item a robot puts into a container at its station (an ingredient added to a
  * pot) was carried there: when the robot picked it up, the item lay at its station, which
  * therefore held no container, and no container can arrive while the robot stands there
  * holding the item (containers move only in hands, so only a robot standing at a station puts
  * one there; the only hand of that robot is full, and with several robots no other robot can
  * come to a station where one stands). So a move comes between every pick of the item and
- * its hand-over. A row with hand-overs carries one more bit per robot, "r has picked the
+ * its hand-over. The same holds for every step that needs a container at r's station while r
+ * holds the object and keeps it (the pot poured into the bowl): where r picked up a pot no
+ * other container stood (a station holds one container at a time, a proven invariant), and
+ * none can come there while r stands there holding the pot. A row with hand-overs carries one more bit per robot, "r has picked the
  * object up and has neither moved nor put it down since", set by r's picks and cleared by r's
  * moves and drops, and r's hand-over needs it clear. A real state's bound is read with r's bit
  * set where r holds the object and no container that a hand-over needs stands at r's station
@@ -251,8 +263,9 @@ struct ProjectionSpec {
   IntVec fallback;  // per row: 1 = the coarser variant of the row before (built if it failed)
   // Arrival charges (see "Arrivals" above); empty: none. Per relevant grounding, a sum of
   // kArrivalMove (moves the robot), kArrivalDrop (the robot puts the object down),
-  // kArrivalPick (the robot picks the object up from a station) and kArrivalHandOver (the robot
-  // puts the object into a container at its station; see "Hand-overs"), plus
+  // kArrivalPick (the robot picks the object up from a station), kArrivalHandOver (the robot
+  // puts the object into a container at its station; see "Hand-overs") and kArrivalFreed (the
+  // robot's hand is freed at the station of the object, a container; see "Arrivals"), plus
   // kArrivalSlot x the acting robot's slot (0, 1, ...).
   IntVec arrivals;
   // Per row, triples (robot slot, that robot's position fact, object fact at the same
@@ -290,8 +303,9 @@ struct ProjectionSpec {
 
 constexpr int32_t kIdleSets = 1, kIdleBlocked = 2;
 
-constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4, kArrivalHandOver = 8;
-constexpr int32_t kArrivalSlot = 16;
+constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4, kArrivalHandOver = 8,
+                  kArrivalFreed = 16;
+constexpr int32_t kArrivalSlot = 32;
 
 // Caps on construction (see "Construction" above). Full rows (with the robots' positions)
 // predicted over max_states wait for the upgrade pass, which builds them up to upgrade_states
