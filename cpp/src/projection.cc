@@ -1592,10 +1592,9 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   };
   // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
   // a move sets its robot's arrival bit, putting the object down (or, for a container, freeing
-  // the hand at its station) clears it; a pick sets its
-  // robot's fresh-pick bit, a move or putting the object down clears it; the idle bit is set by
-  // the groundings after which the robot idles at the object, kept by waiting and cleared by
-  // every other step.
+  // the hand at its station) clears it; a pick sets its robot's fresh-pick bit, a move or
+  // putting the object down clears it; the idle bit is set by the groundings after which the
+  // robot idles at the object, kept by waiting and cleared by every other step.
   auto set_history = [&](const Bits& bits, const LocalAction* a) {
     if (p.arrival_bit < 0 && p.idle_bit < 0) return;
     Bits next;

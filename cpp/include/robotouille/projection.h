@@ -74,12 +74,14 @@
  * its hand-over. The same holds for every step that needs a container at r's station while r
  * holds the object and keeps it (the pot poured into the bowl): where r picked up a pot no
  * other container stood (a station holds one container at a time, a proven invariant), and
- * none can come there while r stands there holding the pot. A row with hand-overs carries one more bit per robot, "r has picked the
- * object up and has neither moved nor put it down since", set by r's picks and cleared by r's
- * moves and drops, and r's hand-over needs it clear. A real state's bound is read with r's bit
- * set where r holds the object and no container that a hand-over needs stands at r's station
- * (it must move before it can hand the object over, whatever it did before), and clear
- * elsewhere, which allows the most; where that state was never reached, with the bits clear.
+ * none can come there while r stands there holding the pot. A row with hand-overs carries one
+ * more bit per robot, "r has picked the object up and has neither moved nor put it down
+ * since", set by r's picks and cleared by r's moves and drops, and r's hand-over needs it
+ * clear. A real state's bound is read with r's bit set where r holds the object and no
+ * container that a hand-over needs stands at r's station (it must move before it can hand the
+ * object over, whatever it did before), and clear elsewhere, which allows the most; where that
+ * state was never reached, with the bits clear. (One list of such containers serves every row:
+ * an ingredient held at a bowl, or a pot held at another pot, is read with its bit clear.)
  * python/robotouille/projections.py checks that the domain's actions have these shapes and,
  * with several robots, that they keep one robot per station.
  *
