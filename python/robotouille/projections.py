@@ -1548,6 +1548,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     freeing_at: dict[int, list[int]] = {}
     # Hand-overs: groundings that need a container at the robot's station while its hand holds
     # a projection object, which they put into it or keep (the pot poured into the bowl).
+    # A held container meets another only where a station provably holds one at a time.
+    invariants = object_invariants(task, view)
+    containers_meet = _one_container_per_station(view, named, invariants)
     hand_overs: set[int] = set()
     receivers: set[int] = set()
     for g in range(len(view.eff)):
@@ -1557,16 +1560,12 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         if frees_hand(g):
             for c in containers:
                 freeing_at.setdefault(c, []).append(g)
-        if containers and (frees_hand(g) or keeps_held(g)):
+        if containers and (frees_hand(g) or (containers_meet and keeps_held(g))):
             hand_overs.add(g)
             receivers |= containers
 
-    # arrivals_apply includes one robot per station where there are several robots. A held
-    # container meets another only where a station provably holds one container at a time.
-    invariants = object_invariants(task, view)
+    # arrivals_apply includes one robot per station where there are several robots.
     hand_overs_apply = arrivals_apply and _hand_over_shapes(task.domain)
-    if not _one_container_per_station(view, named, invariants):
-        hand_overs = {g for g in hand_overs if frees_hand(g)}
 
     # Where a robot stands at a container that a hand-over may need (see the tables).
     hand_over_places: list[int] = []
