@@ -103,7 +103,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import permutations
 
@@ -335,6 +334,8 @@ class _TaskView:
         # Per fact its objects; per fact the groundings that write it; per template the
         # groundings that start it.
         self._args = [[o for o in row if o >= 0] for row in self.fact_args.tolist()]
+        self._predicate_names = [p.name for p in task.domain.predicates]
+        self._fact_pred = task.fact_pred.tolist()
         self.writers: dict[int, list[int]] = {}
         for g, written in enumerate(self.eff):
             for f in written:
@@ -346,6 +347,10 @@ class _TaskView:
 
     def args(self, fact: int) -> list[int]:
         return self._args[fact] if fact < self.num_pred else []
+
+    def named(self, fact: int, predicate: str) -> bool:
+        """Whether the fact is a predicate fact of that predicate."""
+        return fact < self.num_pred and self._predicate_names[self._fact_pred[fact]] == predicate
 
 
 def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
@@ -558,13 +563,11 @@ def _hand_over_shapes(domain: Domain) -> bool:
     return True
 
 
-def _one_container_per_station(
-    view: _TaskView, named: Callable[[int, str], bool], invariants: dict[int, list[list[int]]]
-) -> bool:
+def _one_container_per_station(view: _TaskView, invariants: dict[int, list[list[int]]]) -> bool:
     """Whether each station's ``container_at`` facts lie in one proven at-most-one set."""
     at: dict[int, set[int]] = {}
     for f in view.mutable_facts:
-        if named(f, "container_at"):
+        if view.named(f, "container_at"):
             at.setdefault(view.args(f)[1], set()).add(f)
     groups = [set(g) for groups in invariants.values() for g in groups]
     return all(len(facts) < 2 or any(facts <= g for g in groups) for facts in at.values())
@@ -1055,10 +1058,7 @@ def _clearing(
     """
     if not _stack_shapes(task.domain):
         return []
-    names = [p.name for p in task.domain.predicates]
-
-    def named(f: int, predicate: str) -> bool:
-        return f < view.num_pred and names[int(task.fact_pred[f])] == predicate
+    named = view.named
 
     def robot_at(g: int, station: int) -> bool:
         """Whether grounding g needs a robot standing at the station with an empty hand."""
@@ -1503,7 +1503,6 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         and all(a not in projected_set for a in view.args(f))
         and any(a not in view.robots for a in view.args(f))
     }
-    predicate_names = [p.name for p in task.domain.predicates]
     arrivals_apply = (
         arrivals
         and _arrival_shapes(task.domain)
@@ -1513,8 +1512,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     objects: list[int] = []
     rows: list[tuple[list[int], ...]] = []
 
-    def named(f: int, predicate: str) -> bool:
-        return f < view.num_pred and predicate_names[task.fact_pred[f]] == predicate
+    named = view.named
 
     def frees_hand(g: int) -> bool:
         return any(
@@ -1550,7 +1548,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     # a projection object, which they put into it or keep (the pot poured into the bowl).
     # A held container meets another only where a station provably holds one at a time.
     invariants = object_invariants(task, view)
-    containers_meet = _one_container_per_station(view, named, invariants)
+    containers_meet = _one_container_per_station(view, invariants)
     hand_overs: set[int] = set()
     receivers: set[int] = set()
     for g in range(len(view.eff)):
