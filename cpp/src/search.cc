@@ -364,6 +364,14 @@ class StateStore {
   uint64_t hash(const uint8_t* row) const { return hash_bytes(row, width_); }
 
   // The row's id, or kNone.
+  // Starts loading what find(row, hash) reads: the slot where its probe begins; or, once that
+  // slot is loaded, the stored row of the first id whose hash tag matches there or after it.
+  void prefetch_slot(uint64_t hash) const { index_.prefetch(hash); }
+  void prefetch_row(uint64_t hash) const {
+    const uint32_t id = index_.find(hash, [](uint32_t) { return true; });
+    if (id != CompactIdIndex::kNotFound) __builtin_prefetch(at(id));
+  }
+
   uint32_t find(const uint8_t* row, uint64_t hash) const {
     return index_.find(hash, [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; });
   }
@@ -427,6 +435,11 @@ struct alignas(64) Expander {
   std::vector<uint8_t> rows;  // the children's packed rows, one after another
   std::vector<IntVec> keys;   // counters the table did not have (local keys, see Packer)
   std::vector<size_t> fresh;  // the children of the state being expanded that were evaluated
+  // The state being expanded's successors (Searcher::expand's passes): whether each is a goal,
+  // and their full states, one after another.
+  std::vector<uint8_t> goal;
+  std::vector<uint64_t> child_words;
+  std::vector<int32_t> child_counters;
   void clear_batch() {
     children.clear();
     rows.clear();
@@ -907,12 +920,13 @@ class Searcher {
     return delay_bound_ ? std::max(h, x.delay->evaluate(words, counters)) : h;
   }
 
-  // The bound of x's successor. With the projection bound (a few lookups) the DelayHeuristic
+  // The bound of a successor (x's scratch). With the projection bound (a few lookups) the DelayHeuristic
   // (a relaxed-task pass, ~50x dearer) is deferred until the state is popped: `pending` says
   // so. Most generated states are never popped.
-  int32_t evaluate_child(Expander& x, bool& pending) const {
-    if (!x.projection) return x.delay->evaluate(x.next_words.data(), x.next_counters.data());
-    const int32_t h = x.projection->evaluate(x.next_words.data(), x.next_counters.data());
+  int32_t evaluate_child(Expander& x, const uint64_t* words, const int32_t* counters,
+                         bool& pending) const {
+    if (!x.projection) return x.delay->evaluate(words, counters);
+    const int32_t h = x.projection->evaluate(words, counters);
     if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
     pending = delay_bound_;
     return h;
@@ -1031,6 +1045,12 @@ class Searcher {
     e.outcome = Outcome::kExpanded;
     set_pruning(x, e.flags);
     const size_t width = x.packer.width();
+    const size_t num_words = x.words.size(), num_counters = x.counters.size();
+    // Two passes. The first steps, packs and hashes every successor, keeping its full state,
+    // and prefetches its visited-set slot; the second looks the successors up and bounds the
+    // new ones. A lookup is a cache miss in a set of millions of states, and the first pass
+    // gives those misses time to resolve (measured: see benchmarks/README.md).
+    x.goal.clear();
     successors(x, [&](const int32_t* groundings, int32_t n, int status) {
       ++x.generated;
       if (status & kStatusPoolExhausted) {
@@ -1050,29 +1070,48 @@ class Searcher {
         x.packer.set_id(row, CounterTable::kLocalKey + local);
       }
       child.hash = store_->hash(row);
+      if (x.packer.id(row) < CounterTable::kLocalKey) store_->prefetch_slot(child.hash);
+      x.children.push_back(child);
+      x.goal.push_back((status & kStatusGoal) != 0);
+      x.child_words.insert(x.child_words.end(), x.next_words.begin(), x.next_words.end());
+      x.child_counters.insert(x.child_counters.end(), x.next_counters.begin(),
+                              x.next_counters.end());
+    });
+    e.end = x.children.size();
+    for (size_t k = e.first; k < e.end; ++k) {
+      if (x.packer.id(x.rows.data() + k * width) < CounterTable::kLocalKey) {
+        store_->prefetch_row(x.children[k].hash);
+      }
+    }
+    for (size_t k = e.first; k < e.end; ++k) {
+      Child& child = x.children[k];
+      const uint8_t* row = x.rows.data() + k * width;
       if (x.packer.id(row) < CounterTable::kLocalKey) child.found = store_->find(row, child.hash);
       if (child.found == kNone) {
         // A state two steps reach (symmetric moves, say) is evaluated once, as the search
         // one state at a time does.
-        for (const size_t k : x.fresh) {
-          if (x.children[k].hash == child.hash &&
-              std::memcmp(x.rows.data() + k * width, row, width) == 0) {
-            child.sibling = static_cast<int32_t>(k - e.first);
+        for (const size_t j : x.fresh) {
+          if (x.children[j].hash == child.hash &&
+              std::memcmp(x.rows.data() + j * width, row, width) == 0) {
+            child.sibling = static_cast<int32_t>(j - e.first);
             break;
           }
         }
       }
       if (child.found == kNone && child.sibling < 0) {
-        const bool goal = (status & kStatusGoal) != 0;
+        const bool goal = x.goal[k - e.first] != 0;
         bool pending = false;
-        child.h = goal ? 0 : evaluate_child(x, pending);
+        const size_t i = k - e.first;
+        child.h = goal ? 0
+                       : evaluate_child(x, x.child_words.data() + i * num_words,
+                                        x.child_counters.data() + i * num_counters, pending);
         child.flags |= static_cast<uint8_t>((goal ? kGoalFlag : 0) | (pending ? kPendingFlag : 0));
-        x.fresh.push_back(x.children.size());
+        x.fresh.push_back(k);
       }
-      x.children.push_back(child);
-    });
+    }
     x.fresh.clear();
-    e.end = x.children.size();
+    x.child_words.clear();
+    x.child_counters.clear();
   }
 
   // Stores what expand() found for e (thread 0, in batch order): the state's deferred bound,

@@ -158,6 +158,9 @@ class CompactIdIndex {
     }
   }
 
+  // Starts loading the slot where find(hash, ...) begins (a later find then seldom waits).
+  void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
+
   static constexpr uint32_t kNotFound = 0xFFFFFFFFu;
 
   size_t size() const { return size_; }
