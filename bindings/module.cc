@@ -608,10 +608,12 @@ NB_MODULE(_core, m) {
               l.upgrade_seconds = nb::cast<double>(value);
             } else if (name == "exact_timers") {
               l.exact_timers = nb::cast<bool>(value);
+            } else if (name == "timer_sinks") {
+              l.timer_sinks = nb::cast<bool>(value);
             } else {
               throw std::invalid_argument("unknown projection limit '" + name + "'");
             }
-            if (name != "exact_timers" && nb::cast<double>(value) < 0) {
+            if (name != "exact_timers" && name != "timer_sinks" && nb::cast<double>(value) < 0) {
               throw std::invalid_argument("projection limit '" + name + "' is negative");
             }
           }
@@ -666,8 +668,9 @@ NB_MODULE(_core, m) {
       "projection_task: the task the projections are built for (the same task with implied "
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
-      "upgrade_total_states, upgrade_seconds) and exact_timers (true: keep every timer's exact "
-      "progress, for comparisons; see projection.h), or None. relocations: per grounding, the "
+      "upgrade_total_states, upgrade_seconds), exact_timers (true: keep every timer's exact "
+      "progress, for comparisons; see projection.h) and timer_sinks (false: never lead repeated "
+      "timers to a sink, for comparisons; see projection.h), or None. relocations: per grounding, the "
       "robot it only moves between stations, or -1 (in centralized mode a robot that just moved "
       "is offered neither a move nor a no-op; see search.h), or empty for none. weight: A* with "
       "f = g + weight * h; above 1 the plan is not necessarily optimal (see search.h). "

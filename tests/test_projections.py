@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import robotouille
 from robotouille import SearchLimitError, _core, datasets
 from robotouille.domains import bundled_environment_path, default_domain_path
-from robotouille.planning import _as_lists, _bound_tables, _projection_tables, _start_stats
+from robotouille.planning import _as_lists, _bound_tables, _projection_tables, _run, _start_stats
 from robotouille.projections import (
     ARRIVAL_FREED,
     ARRIVAL_SLOT,
@@ -762,6 +762,51 @@ def test_coarse_timers_let_a_pot_with_several_sinks_and_stoves_count() -> None:
     assert bound(env) >= bound(env, limits={"exact_timers": True}) + 3
     plan = robotouille.plan(env)
     assert_within_steps_to_go(env, plan)
+
+
+# Caps under which the patty's full row in _kitchen(..., last="stove") with a lettuce is only
+# built with its two cooks (one per stove) led to a sink: predicted at 1,050 states from its
+# fallback, over the upgrade cap, it fits the first cap with the sink (projection.h, "Repeated
+# timers").
+SINK_CAPS = {"max_states": 700, "upgrade_states": 1_040}
+
+
+def test_a_full_row_too_large_for_its_repeated_timers_is_built_with_a_sink() -> None:
+    """A patty between two stoves: its full row (the robot's position with the patty's
+    facts) lists either cook, or both in either order, at any progress. Under SINK_CAPS it
+    fits only with the sink, and then counts the moves that the fallback row without the
+    robot's position cannot: the bound rises to the optimum."""
+    env = _kitchen([["lettuce"], ["patty"], [], [], []], ["lettuce", "patty"], last="stove")
+    assert robotouille.plan(env).length == 10
+    assert bound(env, limits=SINK_CAPS | {"timer_sinks": False}) == 9
+    assert bound(env, limits=SINK_CAPS) == 10
+    # Without caps the row fits as it is, and is built without the sink.
+    assert (
+        start_stats(env)["abstract_states"]
+        == start_stats(env, limits={"timer_sinks": False})["abstract_states"]
+    )
+
+
+@generated_examples(12)
+@given(
+    lettuce_at=st.integers(0, 4),
+    patty_at=st.integers(0, 4),
+    robots=st.integers(1, 2),
+    at_board=st.booleans(),
+)
+def test_sinks_for_repeated_timers_keep_the_optimum(
+    lettuce_at: int, patty_at: int, robots: int, at_board: bool
+) -> None:
+    """In kitchens with two stoves, A* under SINK_CAPS (rows built with sinks where they fit
+    no other way) finds the optimum that BFS finds: the sink never overestimates."""
+    stacks: list[list[str]] = [[] for _ in range(5)]
+    stacks[lettuce_at].append("lettuce")
+    stacks[patty_at].append("patty")
+    env = _kitchen(stacks, ["lettuce", "patty"], robots, last="stove", at_board=at_board)
+    optimum = robotouille.plan(env, "bfs").length
+    capped = _run(env, "astar", "projections", None, None, None, None, projection_limits=SINK_CAPS)
+    assert capped.length == optimum
+    replay(env, capped)
 
 
 def test_a_row_that_fails_under_the_first_caps_is_tried_again_under_the_upgrade_caps() -> None:

@@ -87,6 +87,33 @@ constexpr int32_t kDelayedNode = static_cast<int32_t>(EffectType::kDelayed);
 // states need more is dropped (projection.h, "Timers").
 constexpr uint32_t kMaxTimerChoices = 8;
 
+// The key of a row's sink (projection.h, "Repeated timers"): its length is no real key's (16
+// bytes, then 4 + 4 per node for each listed template).
+constexpr char kSinkBytes[17] = {};
+constexpr std::string_view kSinkKey(kSinkBytes, sizeof(kSinkBytes));
+
+// Per template (in the given order), its family (projection.h, "Repeated timers"): templates
+// whose trees have the same shape, goals and effects share one; only their conditions may
+// differ (the same cook on two stoves).
+IntVec timer_families(const TaskSpec& s, const IntVec& templates) {
+  std::map<IntVec, int32_t> family_of_tree;
+  IntVec families;
+  for (int32_t t : templates) {
+    IntVec tree;
+    for (int32_t n = s.template_first[t]; n < s.template_first[t] + s.template_count[t]; ++n) {
+      tree.insert(tree.end(), {s.node_type[n], s.node_goal[n],
+                               s.node_child_begin[n + 1] - s.node_child_begin[n],
+                               s.node_cond_begin[n] - s.node_fx_begin[n]});
+      for (int32_t l = s.node_fx_begin[n]; l < s.node_cond_begin[n]; ++l) {
+        tree.insert(tree.end(), {s.lit_fact[l], s.lit_value[l], s.lit_created_stride[l]});
+      }
+    }
+    const auto next = static_cast<int32_t>(family_of_tree.size());
+    families.push_back(family_of_tree.emplace(std::move(tree), next).first->second);
+  }
+  return families;
+}
+
 // The facts a template's updates can read and write (conditions, guards, effects, the pool
 // facts a creation reads and sets, the facts a deletion clears).
 struct Footprint {
@@ -211,7 +238,10 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
                                          const uint64_t* words, const int32_t* counters,
                                          std::function<bool()> stop,
                                          const ProjectionLimits& limits)
-    : task_(task), exact_timers_(limits.exact_timers) {
+    : task_(task),
+      exact_timers_(limits.exact_timers),
+      timer_sinks_(limits.timer_sinks),
+      upgrade_states_(limits.upgrade_states) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
   const auto n = spec.objects.size();
@@ -456,6 +486,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     size_t row, fallback;  // the full row; its fallback's index in projections_
     bool retry = false;    // a row that failed under the first caps (no fallback to replace)
     double per_state = 0;  // a retry's seconds per state in its failed build
+    bool sink_first = false;  // built with its repeated timers led to the sink from the start
   };
   std::vector<Upgrade> upgrades;
   const int64_t max_states = limits.max_states, max_total = limits.max_total_states;
@@ -486,6 +517,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     size_t full = kNoRow;      // first pass: the object's full row, when `row` is its fallback
     size_t fallback = kNoRow;  // a full row or upgrade: its fallback's index in projections_
     int64_t predicted = 0;
+    bool sink_first = false;  // built with a sink (projection.h, "Repeated timers")
     const Upgrade* upgrade = nullptr;
     int64_t reserved_entries = 0;  // an upgrade's predicted distance entries
     // First pass: a full row started before its fallback's turn (see below); one its turn
@@ -575,7 +607,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       const double begin = seconds();
       try {
         at->built = cap > 0 && at->builder->build(spec, static_cast<int32_t>(at->row), words,
-                                                  counters, cap, halt);
+                                                  counters, cap, halt, at->sink_first);
       } catch (...) {
         at->error = std::current_exception();
       }
@@ -688,6 +720,9 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     const size_t row = job.row, full = job.full, fallback = job.fallback;
     const int64_t predicted = job.predicted;
+    const bool sink_first = job.sink_first;
+    // Whether its build (failed or not) ended with a sink.
+    const bool with_sink = job.builder && job.builder->built_with_sink_;
     const int64_t over_cap = job.built || !job.builder ? 0 : job.builder->over_cap_expanded_;
     const double build_seconds = job.seconds;
     jobs.pop_front();
@@ -705,6 +740,12 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
         replace(fallback);
       } else if (halting_build()) {
         break;
+      } else if (sink_first) {
+        // Its size was unknown (see below): predicted from the failed build, as for retries,
+        // but within the upgrade cap, so that it is tried (last) while time allows.
+        upgrades.push_back({std::min(retry_size(max_states, over_cap, limits.upgrade_states),
+                                     limits.upgrade_states),
+                            row, fallback, false, 0, true});
       } else {
         // Larger than predicted (the arrival bits, say): the upgrade pass tries it again.
         upgrades.push_back({std::max(predicted, max_states + 1), row, fallback});
@@ -721,7 +762,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       // many states).
       if (timed) {
         upgrades.push_back({retry_size(max_states, over_cap, limits.upgrade_states), row, 0,
-                            true, build_seconds / static_cast<double>(max_states)});
+                            true, build_seconds / static_cast<double>(max_states), with_sink});
       }
       continue;
     }
@@ -734,18 +775,27 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     const int64_t coarse = projections_[built_fallback].states;
     const int64_t full_predicted = predict_full(full, coarse);
-    if (full_predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
-        !entries_fit(full_predicted, built_fallback, 0)) {
+    const bool too_large =
+        full_predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
+        !entries_fit(full_predicted, built_fallback, 0);
+    // Too large even for the upgrade caps, it can only be built with a sink (see "Repeated
+    // timers"), if it repeats timers: then it is, now, under the caps as they stand (its size
+    // is unknown until then).
+    const bool full_sink = too_large && full_predicted > limits.upgrade_states && timer_sinks_ &&
+                           repeats_timers(spec, full);
+    if (too_large && !full_sink) {
       drop_ahead();
       upgrades.push_back({full_predicted, full, built_fallback});
       continue;
     }
+    if (full_sink) drop_ahead();
     // Committed before the rows queued after it. (A builder may be reading the row of the
     // one started ahead: only what it does not read is written.)
-    Job& next = ahead != nullptr ? *ahead : jobs.emplace_front();
-    if (ahead == nullptr) next.row = full;
+    Job& next = ahead != nullptr && !full_sink ? *ahead : jobs.emplace_front();
+    if (&next != ahead) next.row = full;
     next.fallback = built_fallback;
-    next.predicted = full_predicted;
+    next.predicted = full_sink ? max_states : full_predicted;
+    next.sink_first = full_sink;
   }
   // Rows started ahead of a stop: wait for them and drop them.
   if (!jobs.empty()) halted.store(true);
@@ -816,6 +866,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     job.row = u.row;
     job.fallback = u.retry ? kNoRow : u.fallback;
     job.upgrade = &u;
+    job.sink_first = u.sink_first;
     job.reserved_entries = entries;
     start(job, cap, halt_upgrade, halting_upgrade);
     if (workers == 1) wait_and_commit();
@@ -1126,7 +1177,7 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
 }
 
 bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
-                                    const std::vector<Bits>& bits,
+                                    const std::vector<Bits>& bits, int32_t sink,
                                     const std::vector<int16_t>& bit_of,
                                     const IntVec& reverse_begin, const IntVec& reverse_source,
                                     const std::vector<uint8_t>& reverse_cost, int64_t room) {
@@ -1203,7 +1254,12 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   for (int32_t first = 0; first < p.via_columns; first += 64) {
     const int32_t width = std::min<int32_t>(64, p.via_columns - first);
     seeds.clear();
+    // The sink stands for every state after it, via states included (projection.h).
+    if (sink >= 0) {
+      add_seed(seeds, sink, width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1, 0);
+    }
     for (int32_t id = 0; id < count; ++id) {
+      if (id == sink) continue;
       for (int32_t k = 0; k < width; ++k) {
         const auto& [column, at, robot_at] = via_keys[first + k];
         const uint16_t d = p.distance[static_cast<size_t>(id) * p.columns + column];
@@ -1417,9 +1473,34 @@ void ProjectionHeuristic::read_view(const ProjectionSpec& spec, int32_t index, b
   std::sort(p.merged.begin(), p.merged.end());
 }
 
+bool ProjectionHeuristic::repeats_timers(const ProjectionSpec& spec, size_t row) const {
+  const IntVec templates(spec.templates.begin() + spec.template_begin[row],
+                         spec.templates.begin() + spec.template_begin[row + 1]);
+  IntVec families = timer_families(task_.spec, templates);
+  std::sort(families.begin(), families.end());
+  return std::adjacent_find(families.begin(), families.end()) != families.end();
+}
+
 bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
                                 const int32_t* counters, int64_t max_states,
-                                const std::function<bool()>& stop) {
+                                const std::function<bool()>& stop, bool sink_repeats) {
+  built_with_sink_ = sink_repeats;
+  if (build_row(spec, index, words, counters, max_states, stop, sink_repeats)) return true;
+  // Over the cap, and predicted from how far it got to exceed the upgrade caps as well: a row
+  // that repeats timers can then only be built with a sink (see "Repeated timers").
+  if (sink_repeats || !timer_sinks_ || over_cap_expanded_ == 0 ||
+      retry_size(max_states, over_cap_expanded_, upgrade_states_) <= upgrade_states_ ||
+      !repeats_timers(spec, static_cast<size_t>(index))) {
+    return false;
+  }
+  built_with_sink_ = true;
+  return build_row(spec, index, words, counters, max_states, stop, true);
+}
+
+bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
+                                    const uint64_t* words, const int32_t* counters,
+                                    int64_t max_states, const std::function<bool()>& stop,
+                                    bool sink_repeats) {
   const TaskSpec& s = task_.spec;
   Projection p;
   p.coarse_timers = !exact_timers_;
@@ -1565,10 +1646,33 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
   // their robot swap's canonical form (see "Robot swap"). A state seen before has its twin
   // already (a twin is its own twin: the swap commutes with canonical_arrivals).
   std::string twin_key;
+  // Repeated timers (projection.h): with sink_repeats, a step into a key that lists two
+  // templates of one family leads to the sink instead, interned on first use.
+  const IntVec families = timer_families(s, p.templates);
+  int32_t sink = -1;
+  auto repeats_a_family = [&](std::string_view key) {
+    uint64_t seen = 0;  // families below 64 (a row has few templates); others never repeat
+    for (size_t at = sizeof(Bits::w); at < key.size();) {
+      int32_t t;
+      std::memcpy(&t, key.data() + at, 4);
+      at += 4 + 4 * static_cast<size_t>(s.template_count[t]);
+      const auto it = std::lower_bound(p.templates.begin(), p.templates.end(), t);
+      if (it == p.templates.end() || *it != t) continue;
+      const int32_t family = families[it - p.templates.begin()];
+      if (family >= 64) continue;
+      if (seen & (uint64_t{1} << family)) return true;
+      seen |= uint64_t{1} << family;
+    }
+    return false;
+  };
   // With idling, a state where the robot stands where it could idle at the object also gets
   // its twin with the idle bit set (and that twin's canonical twin): a real state is read with
   // the bit set where the robot idles there, whatever the steps before it were.
   auto intern = [&]() -> int32_t {
+    if (sink_repeats && key_.size() > sizeof(Bits::w) && repeats_a_family(key_)) {
+      if (sink < 0) sink = static_cast<int32_t>(intern_key(kSinkKey).first);
+      return sink;
+    }
     canonical_robots(p, key_);
     const auto [id, fresh] = intern_key(key_);
     if (!fresh) return id;
@@ -1902,6 +2006,10 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
       return false;
     }
     if ((id & 1023) == 1023 && stop && stop()) return false;
+    if (static_cast<int32_t>(id) == sink) {  // no steps
+      edge_begin.push_back(static_cast<int32_t>(edges.size()));
+      continue;
+    }
     current.assign(keys_list[id]);  // a copy: interning may move the arena's bytes
     const std::string& key = current;
     Bits bits;
@@ -2037,11 +2145,19 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     std::memcpy(bits.w, keys_list[id].data(), sizeof(bits.w));
     bits.w[0] &= goal_mask.w[0];
     bits.w[1] &= goal_mask.w[1];
-    const std::string masked(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+    // The sink has a class of its own (its key's length is no real state's): a goal of
+    // every column.
+    const std::string masked =
+        id == sink ? std::string(kSinkKey)
+                   : std::string(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
     const auto [it, fresh] =
         class_of_bits.emplace(masked, static_cast<int32_t>(class_of_bits.size()));
     goal_class[id] = it->second;
     if (!fresh) continue;
+    if (id == sink) {
+      class_goal.insert(class_goal.end(), static_cast<size_t>(num_combos_) * p.width, 1);
+      continue;
+    }
     for (size_t i = 0; i < p.facts.size(); ++i) {
       set_bit(optimistic.data(), p.facts[i], bits.test(static_cast<int32_t>(i)));
     }
@@ -2112,7 +2228,7 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
     }
     std::vector<Bits> bits(lifted ? static_cast<size_t>(count) : 0);
     for (size_t id = 0; id < bits.size(); ++id) std::memcpy(bits[id].w, keys_list[id].data(), 16);
-    if (lifted && !build_via(p, spec, index, bits, bit_of, reverse_begin, reverse_source,
+    if (lifted && !build_via(p, spec, index, bits, sink, bit_of, reverse_begin, reverse_source,
                              reverse_cost, kMaxDistanceEntries - distance_entries_ - entries)) {
       return false;
     }

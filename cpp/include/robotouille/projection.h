@@ -184,6 +184,27 @@
  * no template writes (so at most one of them acts in a pass). Then the order never changes a
  * step's result, and the key lists them sorted.
  *
+ * Repeated timers: templates of one family (trees of the same shape, goals and effects, whose
+ * conditions may differ: cooking one item on either of five stoves) can all be listed at once,
+ * in any order and at any progress, and a row counts every such list (a chicken's row without
+ * positions: 126k states, of which one cook at a time needs 2.3k), so its full row, with the
+ * robots' positions on top, often cannot be built at all. A row can instead be built with a
+ * sink: one extra abstract state, a goal state of every column (and a via state of every via
+ * column, see "Lifts"), with no steps of its own; every step whose result lists two templates
+ * of one family leads there instead. This stays admissible: a real plan whose projection never
+ * lists two of a family maps onto abstract steps as before, and one that does maps, up to its
+ * first step into such a list, onto abstract steps that end in the sink at no more than its
+ * cost, after which the sink's 0 is at most what the plan still pays. A real state whose
+ * projection lists two of a family, and the sink's key (17 bytes, no real key's length), are
+ * looked up in vain, so that state reads 0. But the sink is cheap to reach where a second timer
+ * of a family can start soon (a pot filled at a second sink), so a row that repeats timers is
+ * built with it only where it is predicted to exceed even the upgrade caps without (it could
+ * never be built otherwise): a full row predicted so from its fallback is built with the sink
+ * from the start (it replaces its fallback like any full row), and a row whose build goes over
+ * its cap and is predicted so from how far it got is built once more, with the sink, at once.
+ * Either is tried again under the upgrade caps, with the sink, where it still does not fit.
+ * Every other row is built without (ProjectionLimits::timer_sinks = false: every row is).
+ *
  * Shared rows: where swapping the objects a and b of two rows maps the task onto itself (its
  * dynamics and goal; python/robotouille/symmetry.py verifies it) and a's row onto b's (facts,
  * templates, groundings with their costs and arrival codes, holds, merges, invariants;
@@ -215,8 +236,9 @@
  * tables give a coarser fallback for the same object (without the robots' positions). The
  * fallback is built first; the full row follows when the fallback's size times the robots'
  * position combinations fits the caps, and replaces it (it keeps more facts, so it bounds no
- * lower). Full rows that do not fit get a second pass with larger caps, smallest first, while
- * time allows (ProjectionLimits). Under a time limit, so do the rows that failed under the
+ * lower; one that fits only with a sink is built with it, see "Repeated timers"). Full rows
+ * that do not fit get a second pass with larger caps, smallest first, while time allows
+ * (ProjectionLimits). Under a time limit, so do the rows that failed under the
  * first caps with nothing to fall back on (a fallback itself, or an object with one row), each
  * when its size, predicted from how far its failed enumeration got, fits the larger caps and
  * the rate of its failed build predicts it ends in time. Up to ProjectionLimits::threads rows
@@ -225,9 +247,9 @@
  * a fallback, and no shared tables) ahead of their turn, and a full row once its fallback is
  * built and predicts it within the row cap (cancelled if its turn does not want it); every row
  * is committed in the one-thread order under the caps as they stand then. The second pass
- * starts its rows in order and keeps each that fits the caps when it ends. Without a time budget the rows kept are
- * those of one thread. The total of abstract
- * states over all projections is capped as well, and so are the distance tables: one entry per
+ * starts its rows in order and keeps each that fits the caps when it ends. Without a time
+ * budget the rows kept are those of one thread. The total of abstract states over all
+ * projections is capped as well, and so are the distance tables: one entry per
  * abstract state and distinct column, where combinations and roles with the same abstract goal
  * states share a column.
  *
@@ -323,6 +345,7 @@ struct ProjectionLimits {
   double upgrade_seconds = 0;
   int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
+  bool timer_sinks = true;    // false: no row gets a sink (see "Repeated timers"); likewise
 };
 
 class ProjectionHeuristic {
@@ -521,16 +544,29 @@ class ProjectionHeuristic {
   // Validates spec.lifts and fills lifts_ (after the combinations are known).
   void read_lifts(const ProjectionSpec& spec);
   // Fills p.via for p's lifted roles from p.distance over the reverse edges (see "Lifts"),
-  // given each abstract state's bits; false when its columns need more than `room` entries.
+  // given each abstract state's bits and the sink's id (-1: none; see "Repeated timers");
+  // false when its columns need more than `room` entries.
   bool build_via(Projection& p, const ProjectionSpec& spec, int32_t index,
-                 const std::vector<Bits>& bits, const std::vector<int16_t>& bit_of,
+                 const std::vector<Bits>& bits, int32_t sink, const std::vector<int16_t>& bit_of,
                  const IntVec& reverse_begin, const IntVec& reverse_source,
                  const std::vector<uint8_t>& reverse_cost, int64_t room);
+  // Whether two templates of the row share a family (see "Repeated timers").
+  bool repeats_timers(const ProjectionSpec& spec, size_t row) const;
+  // Builds row `index` (see "Construction"), with a sink for its repeated timers where
+  // `sink_repeats`, or where it fails without and could not fit the upgrade caps either (see
+  // "Repeated timers"). False when it fails.
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
-             const int32_t* counters, int64_t max_states, const std::function<bool()>& stop);
+             const int32_t* counters, int64_t max_states, const std::function<bool()>& stop,
+             bool sink_repeats);
+  bool build_row(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
+                 const int32_t* counters, int64_t max_states, const std::function<bool()>& stop,
+                 bool sink_repeats);
 
   const Task& task_;
   bool exact_timers_ = false;
+  bool timer_sinks_ = true;
+  int64_t upgrade_states_ = 0;
+  bool built_with_sink_ = false;  // whether the last build() ended with a sink
   IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c
   int32_t num_combos_ = 1;
   IntVec key_vars_;
