@@ -740,15 +740,10 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
         replace(fallback);
       } else if (halting_build()) {
         break;
-      } else if (sink_first) {
-        // Its size was unknown (see below): predicted from the failed build, as for retries,
-        // but within the upgrade cap, so that it is tried (last) while time allows.
-        upgrades.push_back({std::min(retry_size(max_states, over_cap, limits.upgrade_states),
-                                     limits.upgrade_states),
-                            row, fallback, false, 0, true});
       } else {
         // Larger than predicted (the arrival bits, say): the upgrade pass tries it again.
-        upgrades.push_back({std::max(predicted, max_states + 1), row, fallback});
+        upgrades.push_back({std::max(predicted, max_states + 1), row, fallback, false, 0,
+                            sink_first});
       }
       continue;
     }
@@ -759,10 +754,12 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       // the upgrades, only under a time limit, which the failed build's rate lets the retry
       // respect; without one a retry could spend seconds on a row that fails again (small
       // random tasks do). A fallback that failed leaves its full row out (it has at least as
-      // many states).
-      if (timed) {
+      // many states). One that failed with a sink too was predicted to exceed the upgrade caps
+      // without it (build()) and does not get one more try with it: that prediction, from how
+      // far the build got, is too rough to spend the upgrade pass's seconds on.
+      if (timed && !with_sink) {
         upgrades.push_back({retry_size(max_states, over_cap, limits.upgrade_states), row, 0,
-                            true, build_seconds / static_cast<double>(max_states), with_sink});
+                            true, build_seconds / static_cast<double>(max_states)});
       }
       continue;
     }
@@ -774,18 +771,28 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       continue;
     }
     const int64_t coarse = projections_[built_fallback].states;
-    const int64_t full_predicted = predict_full(full, coarse);
-    const bool too_large =
-        full_predicted > std::min(max_states, max_total - abstract_states_ + coarse) ||
-        !entries_fit(full_predicted, built_fallback, 0);
+    int64_t full_predicted = predict_full(full, coarse);
+    auto too_large = [&](int64_t states) {
+      return states > std::min(max_states, max_total - abstract_states_ + coarse) ||
+             !entries_fit(states, built_fallback, 0);
+    };
     // Too large even for the upgrade caps, it can only be built with a sink (see "Repeated
-    // timers"), if it repeats timers: then it is, now, under the caps as they stand (its size
-    // is unknown until then).
-    const bool full_sink = too_large && full_predicted > limits.upgrade_states && timer_sinks_ &&
-                           repeats_timers(spec, full);
-    if (too_large && !full_sink) {
+    // timers"), if it repeats timers: then its size is predicted from its fallback built with
+    // the sink too (a few thousand states, built here and dropped).
+    bool full_sink = false;
+    if (too_large(full_predicted) && full_predicted > limits.upgrade_states && timer_sinks_ &&
+        repeats_timers(spec, full)) {
+      const auto sized = builder();
+      if (sized->build(spec, static_cast<int32_t>(row), words, counters, max_states,
+                       halting_build, true)) {
+        full_sink = true;
+        full_predicted = predict_full(full, sized->projections_.back().states);
+      }
+      enumerated_states_ += sized->enumerated_states_;
+    }
+    if (too_large(full_predicted)) {
       drop_ahead();
-      upgrades.push_back({full_predicted, full, built_fallback});
+      upgrades.push_back({full_predicted, full, built_fallback, false, 0, full_sink});
       continue;
     }
     if (full_sink) drop_ahead();
@@ -794,7 +801,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     Job& next = ahead != nullptr && !full_sink ? *ahead : jobs.emplace_front();
     if (&next != ahead) next.row = full;
     next.fallback = built_fallback;
-    next.predicted = full_sink ? max_states : full_predicted;
+    next.predicted = full_predicted;
     next.sink_first = full_sink;
   }
   // Rows started ahead of a stop: wait for them and drop them.

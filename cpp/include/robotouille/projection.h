@@ -199,11 +199,12 @@
  * looked up in vain, so that state reads 0. But the sink is cheap to reach where a second timer
  * of a family can start soon (a pot filled at a second sink), so a row that repeats timers is
  * built with it only where it is predicted to exceed even the upgrade caps without (it could
- * never be built otherwise): a full row predicted so from its fallback is built with the sink
- * from the start (it replaces its fallback like any full row), and a row whose build goes over
- * its cap and is predicted so from how far it got is built once more, with the sink, at once.
- * Either is tried again under the upgrade caps, with the sink, where it still does not fit.
- * Every other row is built without (ProjectionLimits::timer_sinks = false: every row is).
+ * never be built otherwise). A full row predicted so from its fallback is predicted again from
+ * its fallback built with the sink (a few thousand states, then dropped), and built with the
+ * sink, now or in the upgrade pass, where that prediction fits (it replaces its fallback like
+ * any full row). A row whose build goes over its cap and is predicted so from how far it got
+ * is built once more at once, with the sink; failing that too, it gets no upgrade. Every other
+ * row is built without (ProjectionLimits::timer_sinks = false: every row is).
  *
  * Shared rows: where swapping the objects a and b of two rows maps the task onto itself (its
  * dynamics and goal; python/robotouille/symmetry.py verifies it) and a's row onto b's (facts,
