@@ -363,7 +363,6 @@ class StateStore {
 
   uint64_t hash(const uint8_t* row) const { return hash_bytes(row, width_); }
 
-  // The row's id, or kNone.
   // Starts loading what find(row, hash) reads: the slot where its probe begins; or, once that
   // slot is loaded, the stored row of the first id whose hash tag matches there or after it.
   void prefetch_slot(uint64_t hash) const { index_.prefetch(hash); }
@@ -372,6 +371,7 @@ class StateStore {
     if (id != CompactIdIndex::kNotFound) __builtin_prefetch(at(id));
   }
 
+  // The row's id, or kNone.
   uint32_t find(const uint8_t* row, uint64_t hash) const {
     return index_.find(hash, [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; });
   }
@@ -920,9 +920,9 @@ class Searcher {
     return delay_bound_ ? std::max(h, x.delay->evaluate(words, counters)) : h;
   }
 
-  // The bound of a successor (x's scratch). With the projection bound (a few lookups) the DelayHeuristic
-  // (a relaxed-task pass, ~50x dearer) is deferred until the state is popped: `pending` says
-  // so. Most generated states are never popped.
+  // The bound of a successor (in x's scratch). With the projection bound (a few lookups) the
+  // DelayHeuristic (a relaxed-task pass, ~50x dearer) is deferred until the state is popped:
+  // `pending` says so. Most generated states are never popped.
   int32_t evaluate_child(Expander& x, const uint64_t* words, const int32_t* counters,
                          bool& pending) const {
     if (!x.projection) return x.delay->evaluate(words, counters);
@@ -1099,9 +1099,9 @@ class Searcher {
         }
       }
       if (child.found == kNone && child.sibling < 0) {
-        const bool goal = x.goal[k - e.first] != 0;
+        const size_t i = k - e.first;  // its place among this state's successors
+        const bool goal = x.goal[i] != 0;
         bool pending = false;
-        const size_t i = k - e.first;
         child.h = goal ? 0
                        : evaluate_child(x, x.child_words.data() + i * num_words,
                                         x.child_counters.data() + i * num_counters, pending);
