@@ -778,10 +778,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     };
     // Too large even for the upgrade caps, it can only be built with a sink (see "Repeated
     // timers"), if it repeats timers: then its size is predicted from its fallback built with
-    // the sink too (a few thousand states, built here and dropped).
+    // the sink too (a few thousand states, built here and dropped). A fallback that needed the
+    // sink itself (build()) already predicts its full row with one, which needs it too.
     bool full_sink = false;
-    if (too_large(full_predicted) && full_predicted > limits.upgrade_states && timer_sinks_ &&
-        repeats_timers(spec, full)) {
+    if (with_sink && repeats_timers(spec, full)) {
+      full_sink = true;
+    } else if (too_large(full_predicted) && full_predicted > limits.upgrade_states &&
+               timer_sinks_ && repeats_timers(spec, full)) {
       const auto sized = builder();
       if (sized->build(spec, static_cast<int32_t>(row), words, counters, max_states,
                        halting_build, true)) {
