@@ -215,6 +215,11 @@ void Canonicalizer::canonicalize(uint64_t* words, int32_t* counters,
   for (int32_t c = 0; c < num_classes_; ++c) {
     const int32_t* members = s.class_objects.data() + s.class_begin[c];
     const int32_t k = s.class_begin[c + 1] - s.class_begin[c];
+    // Most calls are a canonical state's successors, whose classes are mostly still in order:
+    // a check whose branches predict well is cheaper than a sort on hashes (which do not).
+    int32_t sorted = 1;
+    while (sorted < k && signature_[members[sorted - 1]] <= signature_[members[sorted]]) ++sorted;
+    if (sorted >= k) continue;  // the stable sort would keep every role in its slot
     order_.resize(static_cast<size_t>(k));
     for (int32_t q = 0; q < k; ++q) {  // insertion sort: stable, and k is small
       int32_t r = q;
