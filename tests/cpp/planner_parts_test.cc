@@ -102,6 +102,23 @@ TEST(CanonicalizerTest, EachCallDependsOnlyOnItsOwnState) {
   }
 }
 
+TEST(CanonicalizerTest, ARepresentativeIsItsOwnRepresentative) {
+  // A representative's classes are in order, which canonicalize() checks before sorting: it
+  // must come back unchanged, with no transposition.
+  const Task task = cells_task();
+  Canonicalizer canon(task, cells_symmetry());
+  for (uint64_t facts = 0; facts < 8; ++facts) {
+    State s(task);
+    s.words[0] = facts;
+    canon.canonicalize(s.words.data(), s.counters.data(), nullptr);
+    const std::vector<uint64_t> representative = s.words;
+    std::vector<std::pair<int32_t, int32_t>> swaps;
+    canon.canonicalize(s.words.data(), s.counters.data(), &swaps);
+    EXPECT_EQ(s.words, representative) << "facts " << facts;
+    EXPECT_TRUE(swaps.empty()) << "facts " << facts;
+  }
+}
+
 TEST(CanonicalizerTest, RejectsTablesThatDoNotFitTheTask) {
   const Task task = cells_task();
   SymmetrySpec bad = cells_symmetry();
