@@ -1658,10 +1658,12 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   std::string twin_key;
   // Repeated timers (projection.h): with sink_repeats, a step into a key that lists two
   // templates of one family leads to the sink instead, interned on first use.
-  const IntVec families = timer_families(s, p.templates);
+  const IntVec families = sink_repeats ? timer_families(s, p.templates) : IntVec{};
   int32_t sink = -1;
   auto repeats_a_family = [&](std::string_view key) {
-    uint64_t seen = 0;  // families below 64 (a row has few templates); others never repeat
+    // Families below 64 (a row has few templates); a list that repeats only a family above
+    // that is kept as without a sink: admissible either way, the row only stays larger.
+    uint64_t seen = 0;
     for (size_t at = sizeof(Bits::w); at < key.size();) {
       int32_t t;
       std::memcpy(&t, key.data() + at, 4);
