@@ -37,6 +37,7 @@ from robotouille.projections import (
     _lift_shapes,
     _projection_objects,
     _stack_shapes,
+    _status_facts,
     _TaskView,
     find_projections,
     implied_goal_task,
@@ -965,6 +966,29 @@ def test_lifts_with_two_robots_wait_for_a_robot_at_the_table() -> None:
         action["immediate_fx"] = [p for p in action["immediate_fx"] if p["predicate"] != "nothing"]
     unproven = robotouille.load(layout, domain).task
     assert find_projections(implied_goal_task(unproven)).lifts == []
+
+
+def test_status_facts_leave_the_rows_so_a_chickens_cook_timers_commute() -> None:
+    """multi_agent/6 seed 210 (optimum 37): each chicken can cook on five stoves, and every cook
+    timer writes iscooking each pass (set on its stove, negated off it). With that fact in a
+    chicken's row the order of its timers mattered and every order was a state: the row had
+    126k states, over the first cap, so the chickens counted little. iscooking only keeps cook
+    from repeating (a status fact): left out, the timers commute and the row is small."""
+    (instance,) = datasets.load("multi_agent", seeds=[210], tasks=["6"])
+    env = instance.load()
+    task = env.task
+    view = _TaskView(task)
+    status = _status_facts(task, view)
+    names = {task.fact_name(f) for f in status}
+    assert {"iscooking(chicken1)", "iscooking(chicken2)"} <= names
+    read = set().union(*view.pre_pos, *view.template_reads)
+    assert status.isdisjoint(read) and status.isdisjoint(view.writers)
+    tables = find_projections(task)
+    assert status.isdisjoint(tables.facts.tolist())
+    chicken = [k for k, o in enumerate(tables.objects) if env.task.objects[o].name == "chicken1"]
+    coarse = _keep_rows(tables, chicken[1:])  # its fallback, without the robots' positions
+    assert abstract_states(env, _as_lists(coarse)) < 20_000
+    assert 36 <= bound(env) <= instance.optimal_length
 
 
 def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_out() -> None:

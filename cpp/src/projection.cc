@@ -1965,15 +1965,39 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   });
   // Timers in any order (see "Timers"): when every two templates of T commute within an
   // end-of-step pass, their order in the list never changes a step's result.
+  // Only what the templates of T read or write within F can make their order matter: they
+  // read only facts of F, and what they write outside F is dropped.
+  auto bits_in_f = [&](const std::set<int32_t>& facts) {
+    Bits out;
+    for (int32_t fact : facts) {
+      if (bit_of[fact] >= 0) out.set(bit_of[fact]);
+    }
+    return out;
+  };
+  auto meet = [](const Bits& u, const Bits& v) {
+    return ((u.w[0] & v.w[0]) | (u.w[1] & v.w[1])) != 0;
+  };
+  std::vector<Bits> reads_in_f, writes_in_f;
+  for (const Footprint& f : footprints) {
+    reads_in_f.push_back(bits_in_f(f.reads));
+    writes_in_f.push_back(bits_in_f(f.writes));
+  }
+  // Whether the root of template t writes a fact of F (which it negates on failing).
+  auto root_writes_in_f = [&](int32_t t) {
+    const int32_t root = s.template_first[t];
+    for (int32_t l = s.node_fx_begin[root]; l < s.node_cond_begin[root]; ++l) {
+      for (int32_t fact : task_.literal_facts(root, l)) {
+        if (bit_of[fact] >= 0) return true;
+      }
+    }
+    return false;
+  };
   // The facts that the root condition of template t needs true and that no template writes,
-  // when that root writes nothing on failing (no effects to negate).
+  // when that root writes nothing in F on failing (no effects there to negate).
   auto gate_facts = [&](int32_t t) {
     IntVec out;
-    const int32_t root = s.template_first[t];
     const auto gates = fixed_gates.find(t);
-    if (gates == fixed_gates.end() || s.node_fx_begin[root] != s.node_cond_begin[root]) {
-      return out;
-    }
+    if (gates == fixed_gates.end() || root_writes_in_f(t)) return out;
     for (const auto& [fact, value] : gates->second) {
       if (value) out.push_back(fact);
     }
@@ -1988,11 +2012,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     return false;
   };
   auto commute = [&](size_t i, size_t j) {
-    const Footprint &x = footprints[i], &y = footprints[j];
-    auto meet = [](const std::set<int32_t>& u, const std::set<int32_t>& v) {
-      return std::any_of(u.begin(), u.end(), [&](int32_t f) { return v.contains(f); });
-    };
-    if (!meet(x.writes, y.reads) && !meet(x.writes, y.writes) && !meet(y.writes, x.reads)) {
+    if (!meet(writes_in_f[i], reads_in_f[j]) && !meet(writes_in_f[i], writes_in_f[j]) &&
+        !meet(writes_in_f[j], reads_in_f[i])) {
       return true;
     }
     // Exclusive: of two conditionals that write nothing when their condition fails, at most one

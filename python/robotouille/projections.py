@@ -13,8 +13,10 @@ facts about ``o`` whose other arguments are robots or non-projection objects (e.
 ``item_at(o, table3)``, ``iscut(o)``, ``has_item(robot1, o)``), the robots' position facts (a
 robot with a non-projection object, e.g. ``loc(robot1, table3)``) when ``o`` can be held, and
 every fact that the special effects writing ``P_o`` read or write (so their timers and conditions
-behave exactly). A creator's ``P_o`` also holds the facts about the goal subjects it creates,
-whether they exist, and what the actions changing them change besides (the bowl's emptiness).
+behave exactly), except status facts such as ``iscooking(o)`` that only keep an action from
+repeating (:func:`_status_facts`). A creator's ``P_o`` also holds the facts about the goal
+subjects it creates, whether they exist, and what the actions changing them change besides (the
+bowl's emptiness).
 Facts about created objects that the goal never names (a second water) are left out. The
 projected task checks only preconditions in ``P_o``, so every real plan maps to a projected plan.
 
@@ -289,12 +291,14 @@ class _TaskView:
         self.template_facts: list[set[int]] = []
         self.template_writes: list[set[int]] = []
         self.template_needs: list[set[int]] = []
+        self.template_reads: list[set[int]] = []
         self.template_creates: list[set[int]] = []
         self.template_deletes: list[bool] = []
         for t, first in enumerate(task.template_first):
             facts: set[int] = set()
             writes: set[int] = set()
             needs: set[int] = set()
+            reads: set[int] = set()
             creates: set[int] = set()
             deletes = False
             for n in range(first, first + task.template_count[t]):
@@ -321,11 +325,11 @@ class _TaskView:
                         continue
                     needs.update(lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]])
                     facts.add(lits.fact[i])
-                    if i < cond:
-                        writes.add(lits.fact[i])
+                    (writes if i < cond else reads).add(lits.fact[i])
             self.template_facts.append(facts)
             self.template_writes.append(writes)
             self.template_needs.append(needs)
+            self.template_reads.append(reads | needs)
             self.template_creates.append(creates)
             self.template_deletes.append(deletes)
         self.mutable_facts: list[int] = np.flatnonzero(self.mutable).tolist()
@@ -351,6 +355,32 @@ class _TaskView:
     def named(self, fact: int, predicate: str) -> bool:
         """Whether the fact is a predicate fact of that predicate."""
         return fact < self.num_pred and self._predicate_names[self._fact_pred[fact]] == predicate
+
+
+def _status_facts(task: CompiledTask, view: _TaskView) -> set[int]:
+    """Facts that only special effects write and only preconditions read, as false (``iscooking``).
+
+    No immediate effect writes them, no special effect reads them, no precondition needs them
+    true and no goal atom names their predicate: they only keep an action from repeating while
+    its effect runs. A projection leaves them out: that only drops the preconditions that read
+    them (it never overestimates), and the templates that write them no longer conflict over
+    them.
+    Two cook timers of one item on two stoves each write ``iscooking`` every pass (set while
+    the item is on its stove, negated while not), so the list's order decided the fact and every
+    order was a state of its own: a chicken's row had 126k states, 12k without the fact.
+    """
+    goal_predicates = {
+        int(task.fact_pred[base]) for base, _ in task.goal_atoms if base < task.num_pred_facts
+    }
+    written = set().union(*view.template_writes)
+    read = set().union(*view.template_reads, *view.pre_pos)
+    return {
+        f
+        for f in written - read
+        if f < task.num_pred_facts
+        and f not in view.writers
+        and int(task.fact_pred[f]) not in goal_predicates
+    }
 
 
 def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
@@ -1255,12 +1285,14 @@ def _charges(
     hold: dict[int, list[tuple[int, int]]],
     hand_facts: set[int],
     creators: dict[int, set[int]],
+    status: set[int],
 ) -> tuple[list[int], set[int]]:
     """Per grounding, the projection object it is charged to (-1: none); and the movers.
 
     Movers are groundings charged to nobody that change a robot's facts outside its hand.
     A grounding that changes facts of created objects and of no projection object is charged
-    to their creator (see :func:`_creators`).
+    to their creator (see :func:`_creators`). Status facts (:func:`_status_facts`), which no
+    projection keeps, change nobody's facts.
     """
     task = view.task
     projected_set = set(projected)
@@ -1277,6 +1309,7 @@ def _charges(
         changed = set(view.eff[g])
         for t in view.sfx[g]:
             changed |= view.template_writes[t]
+        changed -= status
         touched = {a for f in changed for a in view.args(f)}
         args = [int(a) for a in task.grounding_args[g] if a >= 0]
         first = next((a for a in args if a in projected_set and a in touched), -1)
@@ -1492,8 +1525,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     unnamed = set(range(task.num_initial_objects, len(task.objects))) - view.subjects
     projected = _projection_objects(task, view)
     projected_set = set(projected)
+    status = _status_facts(task, view)
     hold, hand_facts = _hands(view, projected_set)
-    charged, movers = _charges(view, projected, hold, hand_facts, creators)
+    charged, movers = _charges(view, projected, hold, hand_facts, creators, status)
     robot_place = {
         f
         for f in view.mutable_facts
@@ -1746,6 +1780,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 view.args(f)[0] == o or all(a == o or a not in projected_set for a in view.args(f))
             )
             and unnamed.isdisjoint(view.args(f))
+            and f not in status
         }
         # A creator also keeps the facts about what it may create (as their subject: the
         # water's, not an item's added to it), their existence, and the facts that actions
@@ -1771,7 +1806,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         templates: set[int] = set()
         while True:
             for t in templates:
-                facts |= view.template_facts[t] | view.template_needs[t]
+                facts |= (view.template_facts[t] - status) | view.template_needs[t]
             more = {
                 t
                 for t, writes in enumerate(view.template_writes)

@@ -182,7 +182,10 @@
  * end-of-step pass: neither writes what the other reads or writes, or both are conditionals
  * that write nothing when their condition fails and need distinct facts of one invariant that
  * no template writes (so at most one of them acts in a pass). Then the order never changes a
- * step's result, and the key lists them sorted.
+ * step's result, and the key lists them sorted. Only facts of F count here: the templates of T
+ * read nothing else, and what they write elsewhere is dropped. (Two cook timers of one chicken
+ * on two stoves both write whether it is cooking, each pass; projections.py leaves that fact
+ * out of F, so they commute, and the chicken's row lists them in one order, not in all.)
  *
  * Repeated timers: templates of one family (trees of the same shape, goals and effects, whose
  * conditions may differ: cooking one item on either of five stoves) can all be listed at once,
