@@ -190,8 +190,8 @@
  * Repeated timers: templates of one family (trees of the same shape, goals and effects, whose
  * conditions may differ: cooking one item on either of five stoves) can all be listed at once,
  * in any order and at any progress, and a row counts every such list (a chicken's row without
- * positions: 126k states, of which one cook at a time needs 2.3k), so its full row, with the
- * robots' positions on top, often cannot be built at all. A row can instead be built with a
+ * positions: 12k states, 126k while the list's order counted, of which one cook at a time needs
+ * 2.3k), so its full row, with the robots' positions on top, often cannot be built at all. A row can instead be built with a
  * sink: one extra abstract state, a goal state of every column (and a via state of every via
  * column, see "Lifts"), with no steps of its own; every step whose result lists two templates
  * of one family leads there instead. This stays admissible: a real plan whose projection never
