@@ -1826,16 +1826,25 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       return std::popcount(bits.w[0] & m.w[0]) + std::popcount(bits.w[1] & m.w[1]) > 1;
     });
   };
-  // The bits of F that the templates of T read or write. An action that starts none of them
-  // and changes none of these bits commutes with the end-of-step pass (see the loop below).
+  // Per template of T, the bits of F it reads and writes (what it writes elsewhere is dropped);
+  // timer_bits, all of them. An action that starts none of the templates and changes none of
+  // these bits commutes with the end-of-step pass (see the loop below).
   std::vector<Footprint> footprints;
+  std::vector<Bits> reads_in_f, writes_in_f;
   Bits timer_bits;
+  auto bits_in_f = [&](const std::set<int32_t>& facts) {
+    Bits out;
+    for (int32_t fact : facts) {
+      if (bit_of[fact] >= 0) out.set(bit_of[fact]);
+    }
+    return out;
+  };
   for (int32_t t : p.templates) {
     footprints.push_back(footprint(task_, t));
-    for (const auto* facts : {&footprints.back().reads, &footprints.back().writes}) {
-      for (int32_t fact : *facts) {
-        if (bit_of[fact] >= 0) timer_bits.set(bit_of[fact]);
-      }
+    reads_in_f.push_back(bits_in_f(footprints.back().reads));
+    writes_in_f.push_back(bits_in_f(footprints.back().writes));
+    for (int32_t w = 0; w < 2; ++w) {
+      timer_bits.w[w] |= reads_in_f.back().w[w] | writes_in_f.back().w[w];
     }
   }
   std::set<int32_t> timer_writes;
@@ -1967,21 +1976,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // end-of-step pass, their order in the list never changes a step's result.
   // Only what the templates of T read or write within F can make their order matter: they
   // read only facts of F, and what they write outside F is dropped.
-  auto bits_in_f = [&](const std::set<int32_t>& facts) {
-    Bits out;
-    for (int32_t fact : facts) {
-      if (bit_of[fact] >= 0) out.set(bit_of[fact]);
-    }
-    return out;
-  };
   auto meet = [](const Bits& u, const Bits& v) {
     return ((u.w[0] & v.w[0]) | (u.w[1] & v.w[1])) != 0;
   };
-  std::vector<Bits> reads_in_f, writes_in_f;
-  for (const Footprint& f : footprints) {
-    reads_in_f.push_back(bits_in_f(f.reads));
-    writes_in_f.push_back(bits_in_f(f.writes));
-  }
   // Whether the root of template t writes a fact of F (which it negates on failing).
   auto root_writes_in_f = [&](int32_t t) {
     const int32_t root = s.template_first[t];

@@ -188,26 +188,26 @@
  * out of F, so they commute, and the chicken's row lists them in one order, not in all.)
  *
  * Repeated timers: templates of one family (trees of the same shape, goals and effects, whose
- * conditions may differ: cooking one item on either of five stoves) can all be listed at once,
- * in any order and at any progress, and a row counts every such list (a chicken's row without
+ * conditions may differ: cooking one item on either of five stoves) can all be listed at once, in
+ * any order and at any progress, and a row counts every such list (a chicken's row without
  * positions: 12k states, 126k while the list's order counted, of which one cook at a time needs
- * 2.3k), so its full row, with the robots' positions on top, often cannot be built at all. A row can instead be built with a
- * sink: one extra abstract state, a goal state of every column (and a via state of every via
- * column, see "Lifts"), with no steps of its own; every step whose result lists two templates
- * of one family leads there instead. This stays admissible: a real plan whose projection never
- * lists two of a family maps onto abstract steps as before, and one that does maps, up to its
- * first step into such a list, onto abstract steps that end in the sink at no more than its
- * cost, after which the sink's 0 is at most what the plan still pays. A real state whose
- * projection lists two of a family, and the sink's key (17 bytes, no real key's length), are
- * looked up in vain, so that state reads 0. But the sink is cheap to reach where a second timer
- * of a family can start soon (a pot filled at a second sink), so a row that repeats timers is
- * built with it only where it is predicted to exceed even the upgrade caps without (it could
- * never be built otherwise). A full row predicted so from its fallback is predicted again from
- * its fallback built with the sink (a few thousand states, then dropped), and built with the
- * sink, now or in the upgrade pass, where that prediction fits (it replaces its fallback like
- * any full row). A row whose build goes over its cap and is predicted so from how far it got
- * is built once more at once, with the sink; failing that too, it gets no upgrade. Every other
- * row is built without (ProjectionLimits::timer_sinks = false: every row is).
+ * 2.3k), so its full row, with the robots' positions on top, often cannot be built at all. A row
+ * can instead be built with a sink: one extra abstract state, a goal state of every column (and a
+ * via state of every via column, see "Lifts"), with no steps of its own; every step whose result
+ * lists two templates of one family leads there instead. This stays admissible: a real plan whose
+ * projection never lists two of a family maps onto abstract steps as before, and one that does
+ * maps, up to its first step into such a list, onto abstract steps that end in the sink at no more
+ * than its cost, after which the sink's 0 is at most what the plan still pays. A real state whose
+ * projection lists two of a family, and the sink's key (17 bytes, no real key's length), are looked
+ * up in vain, so that state reads 0. But the sink is cheap to reach where a second timer of a
+ * family can start soon (a pot filled at a second sink), so a row that repeats timers is built with
+ * it only where it is predicted to exceed even the upgrade caps without (it could never be built
+ * otherwise). A full row predicted so from its fallback is predicted again from its fallback built
+ * with the sink (a few thousand states, then dropped), and built with the sink, now or in the
+ * upgrade pass, where that prediction fits (it replaces its fallback like any full row). A row
+ * whose build goes over its cap and is predicted so from how far it got is built once more at once,
+ * with the sink; failing that too, it gets no upgrade. Every other row is built without
+ * (ProjectionLimits::timer_sinks = false: every row is).
  *
  * Shared rows: where swapping the objects a and b of two rows maps the task onto itself (its
  * dynamics and goal; python/robotouille/symmetry.py verifies it) and a's row onto b's (facts,
