@@ -56,6 +56,42 @@ bool extend(const Task& task, const uint64_t* words, int32_t depth, int32_t* ass
   return false;
 }
 
+// Whether some goal atom fails under every assignment that extend() can complete from
+// `fixed`: one whose variables are all fixed and that is false, or one with a single free
+// variable that no candidate makes true. A necessary condition only (it ignores that a group's
+// variables take distinct values), checked before the search, which can enumerate many
+// assignments of the other variables before it reaches such an atom.
+bool fixed_atoms_fail(const Task& task, const uint64_t* words, const int32_t* fixed,
+                      int32_t* assign) {
+  const TaskSpec& s = task.spec;
+  std::copy(fixed, fixed + s.goal_var_group.size(), assign);
+  for (size_t a = 0; a < s.goal_atom_base.size(); ++a) {
+    int32_t free_var = -1;
+    bool several_free = false;
+    for (int32_t k = s.goal_atom_arg_begin[a]; k < s.goal_atom_arg_begin[a + 1]; ++k) {
+      const int32_t* arg = &s.goal_atom_args[4 * static_cast<size_t>(k)];
+      if (arg[0] == 0 || fixed[arg[1]] >= 0 || arg[1] == free_var) continue;
+      several_free = several_free || free_var >= 0;
+      free_var = arg[1];
+    }
+    if (several_free) continue;
+    const auto atom = static_cast<int32_t>(a);
+    if (free_var < 0) {
+      if (!atom_holds(task, words, atom, assign)) return true;
+      continue;
+    }
+    bool some = false;
+    for (int32_t c = s.goal_cand_begin[free_var]; c < s.goal_cand_begin[free_var + 1] && !some;
+         ++c) {
+      assign[free_var] = s.goal_candidates[c];
+      some = atom_holds(task, words, atom, assign);
+    }
+    assign[free_var] = -1;
+    if (!some) return true;
+  }
+  return false;
+}
+
 void render_template(const Task& task, const TextTemplate& t, const int32_t* args,
                      std::string& out) {
   for (size_t i = 0; i < t.slots.size(); ++i) {
@@ -85,9 +121,11 @@ bool goal_reached_with(const Task& task, const uint64_t* words, const int32_t* f
   const size_t num_vars = task.spec.goal_order.size();
   if (num_vars <= kSmall) {
     int32_t assign[kSmall];
+    if (fixed != nullptr && fixed_atoms_fail(task, words, fixed, assign)) return false;
     return extend(task, words, 0, assign, fixed);
   }
   std::vector<int32_t> assign(num_vars, -1);
+  if (fixed != nullptr && fixed_atoms_fail(task, words, fixed, assign.data())) return false;
   return extend(task, words, 0, assign.data(), fixed);
 }
 
