@@ -1380,6 +1380,15 @@ void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key
     }
     return;
   }
+  // Keys compare bytewise, so where the image's bits differ they alone decide: a larger image
+  // leaves the key as it is without listing its templates.
+  int bits_order = 0;  // as memcmp orders their bytes (little-endian words)
+  for (int32_t w = 0; w < 2 && bits_order == 0; ++w) {
+    if (image.w[w] != bits.w[w]) {
+      bits_order = __builtin_bswap64(image.w[w]) < __builtin_bswap64(bits.w[w]) ? -1 : 1;
+    }
+  }
+  if (bits_order > 0) return;
   // The listed templates renamed (their node words stay), sorted again where the key sorts.
   std::vector<std::pair<int32_t, size_t>>& listed = swapped_listed_;  // (image id, offset)
   listed.clear();
@@ -1400,7 +1409,7 @@ void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key
     swapped_key_.append(reinterpret_cast<const char*>(&t), 4);
     swapped_key_.append(key, at + 4, 4 * static_cast<size_t>(task_.spec.template_count[t]));
   }
-  if (swapped_key_ < key) key.swap(swapped_key_);
+  if (bits_order < 0 || swapped_key_ < key) key.swap(swapped_key_);
 }
 
 bool ProjectionHeuristic::share_row(const ProjectionSpec& spec, size_t row) {
@@ -1642,9 +1651,11 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   IntVec edge_begin{0};
   std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
   IntVec work_counters(static_cast<size_t>(task_.num_counters));
-  auto intern_key = [&](std::string_view key) {  // (id, whether it is new)
-    const auto hash = static_cast<uint32_t>(
+  auto key_hash = [](std::string_view key) {
+    return static_cast<uint32_t>(
         hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+  };
+  auto intern_key = [&](std::string_view key, uint32_t hash) {  // (id, whether it is new)
     const auto [id, fresh] =
         key_index.find_or_insert(hash, static_cast<uint32_t>(keys_list.size()),
                                  [&](uint32_t k) { return keys_list.equals(k, key); });
@@ -1680,13 +1691,24 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // With idling, a state where the robot stands where it could idle at the object also gets
   // its twin with the idle bit set (and that twin's canonical twin): a real state is read with
   // the bit set where the robot idles there, whatever the steps before it were.
-  auto intern = [&]() -> int32_t {
+  //
+  // A step's target is interned in two parts: canonical() puts key_ in its robot swap's
+  // canonical form, or replaces it with the sink's key; intern_canonical() interns it, given
+  // its hash. In between, the enumeration below gathers a state's targets and prefetches
+  // their slots: each lookup is a cache miss in an index of up to millions of keys.
+  auto canonical = [&]() {
     if (sink_repeats && key_.size() > sizeof(Bits::w) && repeats_a_family(key_)) {
-      if (sink < 0) sink = static_cast<int32_t>(intern_key(kSinkKey).first);
+      key_.assign(kSinkKey);
+    } else {
+      canonical_robots(p, key_);
+    }
+  };
+  auto intern_canonical = [&](uint32_t hash) -> int32_t {
+    if (key_ == kSinkKey) {
+      if (sink < 0) sink = static_cast<int32_t>(intern_key(kSinkKey, hash).first);
       return sink;
     }
-    canonical_robots(p, key_);
-    const auto [id, fresh] = intern_key(key_);
+    const auto [id, fresh] = intern_key(key_, hash);
     if (!fresh) return id;
     Bits bits;
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
@@ -1695,7 +1717,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       twin_key.assign(key_);
       twin_key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
       canonical_robots(p, twin_key);
-      intern_key(twin_key);
+      intern_key(twin_key, key_hash(twin_key));
     };
     if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, bits));
     if (p.idle_bit >= 0 && !bits.test(p.idle_bit) && p.idle_place(bits)) {
@@ -1705,6 +1727,34 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, idle));
     }
     return id;
+  };
+  auto intern = [&]() {
+    canonical();
+    return intern_canonical(key_hash(key_));
+  };
+  // The current state's targets so far (canonical keys), with their edges' costs.
+  KeyArena targets;
+  IntVec target_cost;
+  std::vector<uint32_t> target_hash;
+  auto add_target = [&](int32_t cost) {
+    canonical();
+    targets.push_back(key_);
+    target_cost.push_back(cost);
+  };
+  // Interns the targets gathered from state `from` and adds their edges (none to itself).
+  auto intern_targets = [&](int32_t from) {
+    target_hash.resize(targets.size());
+    for (size_t k = 0; k < targets.size(); ++k) {
+      target_hash[k] = key_hash(targets[k]);
+      key_index.prefetch(target_hash[k]);
+    }
+    for (size_t k = 0; k < targets.size(); ++k) {
+      key_.assign(targets[k]);
+      const int32_t to = intern_canonical(target_hash[k]);
+      if (to != from) edges.push_back({to, target_cost[k]});
+    }
+    targets.clear();
+    target_cost.clear();
   };
   // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
   // a move sets its robot's arrival bit, putting the object down (or, for a container, freeing
@@ -2074,8 +2124,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       auto add_edge = [&]() {
         if (violates()) return;
         set_history(bits, &a);
-        const int32_t to = intern();
-        if (to != static_cast<int32_t>(id)) edges.push_back({to, cost});
+        add_target(cost);
       };
       if (!timers && !a.starts_template) {
         key_.assign(reinterpret_cast<const char*>(next.w), sizeof(next.w));
@@ -2112,15 +2161,16 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     for (int32_t i = bucket_begin[width]; i < bucket_begin[width + 1]; ++i) {
       visit(actions[bucket[i]]);
     }
+    intern_targets(static_cast<int32_t>(id));
     if (too_many_choices) return false;
     for (size_t w = 0; w < waits.size(); ++w) {
       key_ = waits[w];
       if (violates()) continue;  // (it never does: no template writes an invariant's fact)
       set_history(bits, nullptr);
-      const int32_t to = intern();
       // Waiting while the robot idles at the object is a real step charged to nobody.
-      if (to != static_cast<int32_t>(id)) edges.push_back({to, idling ? 1 : 0});
+      add_target(idling ? 1 : 0);
     }
+    intern_targets(static_cast<int32_t>(id));
     edge_begin.push_back(static_cast<int32_t>(edges.size()));
   }
 
@@ -2164,7 +2214,12 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
   }
   IntVec fixed(task_.spec.goal_var_group.size(), -1);
-  std::unordered_map<std::string, int32_t> class_of_bits;
+  // Classes by their masked bits, ids in order of first use; the sink has a class of its own
+  // (its key's length is no real state's), a goal of every column, kept in class_bits as zeros
+  // but never put in the index.
+  IdIndex class_index;
+  std::vector<Bits> class_bits;
+  int32_t sink_class = -1;
   IntVec goal_class(static_cast<size_t>(count));
   const int64_t columns = static_cast<int64_t>(num_combos_) * p.width;  // (combination, role)
   std::vector<uint8_t> class_goal;  // [class * columns + c * width + role]
@@ -2175,15 +2230,23 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     std::memcpy(bits.w, keys_list[id].data(), sizeof(bits.w));
     bits.w[0] &= goal_mask.w[0];
     bits.w[1] &= goal_mask.w[1];
-    // The sink has a class of its own (its key's length is no real state's): a goal of
-    // every column.
-    const std::string masked =
-        id == sink ? std::string(kSinkKey)
-                   : std::string(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
-    const auto [it, fresh] =
-        class_of_bits.emplace(masked, static_cast<int32_t>(class_of_bits.size()));
-    goal_class[id] = it->second;
+    const auto next_class = static_cast<uint32_t>(class_bits.size());
+    bool fresh;
+    if (id == sink) {
+      fresh = sink_class < 0;
+      if (fresh) sink_class = static_cast<int32_t>(next_class);
+      goal_class[id] = sink_class;
+    } else {
+      const auto hash = static_cast<uint32_t>(
+          hash_bytes(reinterpret_cast<const uint8_t*>(bits.w), sizeof(bits.w)));
+      uint32_t found;
+      std::tie(found, fresh) = class_index.find_or_insert(hash, next_class, [&](uint32_t k) {
+        return class_bits[k].w[0] == bits.w[0] && class_bits[k].w[1] == bits.w[1];
+      });
+      goal_class[id] = static_cast<int32_t>(found);
+    }
     if (!fresh) continue;
+    class_bits.push_back(id == sink ? Bits{} : bits);
     if (id == sink) {
       class_goal.insert(class_goal.end(), static_cast<size_t>(num_combos_) * p.width, 1);
       continue;
@@ -2205,19 +2268,32 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // Per column (combination x role), the distances backwards from its goal states
   // (layered_distances, 64 columns at a time). Columns with the same goal states (e.g. a role
   // whose atoms name no key variable, under every combination) share one column of p.distance.
-  const size_t num_classes = class_of_bits.size();
-  std::unordered_map<std::string, int32_t> column_of_goals;
-  std::vector<std::string> distinct_goals;  // per column of p.distance: its goal classes
+  const size_t num_classes = class_bits.size();
+  // The columns' goal classes are hashed in one pass over class_goal (by class), and a column
+  // whose hash an earlier distinct column has is compared with it class by class.
+  std::vector<uint64_t> column_hash(static_cast<size_t>(columns), 0xCBF29CE484222325ULL);
+  for (size_t k = 0; k < num_classes; ++k) {
+    const uint8_t* goals = class_goal.data() + k * columns;
+    for (int64_t column = 0; column < columns; ++column) {
+      column_hash[column] = (column_hash[column] ^ goals[column]) * 0x100000001B3ULL;
+    }
+  }
+  IdIndex column_index;
+  IntVec distinct_goals;  // per column of p.distance: the first column with its goal classes
   p.column_of.resize(static_cast<size_t>(columns));
   for (int32_t column = 0; column < columns; ++column) {
-    std::string goals(num_classes, '\0');
-    for (size_t k = 0; k < num_classes; ++k) {
-      goals[k] = static_cast<char>(class_goal[k * columns + column]);
-    }
-    const auto [it, fresh] =
-        column_of_goals.emplace(goals, static_cast<int32_t>(distinct_goals.size()));
-    if (fresh) distinct_goals.push_back(std::move(goals));
-    p.column_of[column] = it->second;
+    const uint64_t h = column_hash[column];
+    const auto next = static_cast<uint32_t>(distinct_goals.size());
+    const auto [id, fresh] = column_index.find_or_insert(
+        static_cast<uint32_t>(h ^ (h >> 32)), next, [&](uint32_t d) {
+          const int32_t other = distinct_goals[d];
+          for (size_t k = 0; k < num_classes; ++k) {
+            if (class_goal[k * columns + other] != class_goal[k * columns + column]) return false;
+          }
+          return true;
+        });
+    if (fresh) distinct_goals.push_back(column);
+    p.column_of[column] = static_cast<int32_t>(id);
   }
   p.columns = static_cast<int32_t>(distinct_goals.size());
   const int64_t entries = static_cast<int64_t>(count) * p.columns;
@@ -2230,7 +2306,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     for (size_t k = 0; k < num_classes; ++k) {
       class_columns[k] = 0;
       for (int32_t u = 0; u < width; ++u) {
-        if (distinct_goals[first + u][k]) class_columns[k] |= uint64_t{1} << u;
+        if (class_goal[k * columns + distinct_goals[first + u]]) {
+          class_columns[k] |= uint64_t{1} << u;
+        }
       }
     }
     seeds.assign(1, {});
