@@ -174,6 +174,14 @@ class Packer {
       g.offset = out;
       out += g.bits;
     }
+    field_of_.assign(static_cast<size_t>(task.num_facts), kNotPacked);
+    for (const Run& r : runs_) {
+      for (int32_t k = 0; k < r.len; ++k) field_of_[r.src + k] = r.dst + k;
+    }
+    for (size_t k = 0; k < groups_.size(); ++k) {
+      for (int32_t f : groups_[k].facts) field_of_[f] = -2 - static_cast<int32_t>(k);
+    }
+    group_dirty_.assign(groups_.size(), 0);
     fact_bytes_ = (out + 7) / 8;
     width_ = fact_bytes_ + 4;
     scratch_.assign(static_cast<size_t>(out / 64 + 2), 0);
@@ -235,6 +243,9 @@ class Packer {
       if (value != 0) set_bit(words, g.facts[value - 1], true);
     }
     table_->unpack(id(in), counters);
+    // The state just unpacked is the base its successors are packed against (pack_facts).
+    base_words_.assign(words, words + task_.num_words);
+    base_packed_ = scratch_;
   }
 
  private:
@@ -248,7 +259,14 @@ class Packer {
     int32_t offset = 0, bits = 0;                     // where its field lies, and its width
   };
 
+  // Packs the facts of `words`. A successor differs from the state last unpacked (the base) in
+  // a few facts: then the base's packed bits are copied and only those facts' places (a bit of
+  // a run, or their set's field) written again. Either way the bytes are the same.
   void pack_facts(const uint64_t* words, uint8_t* out) {
+    if (!base_words_.empty() && pack_delta(words)) {
+      std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
+      return;
+    }
     std::fill(scratch_.begin(), scratch_.end(), 0);
     for (const Run& r : runs_) {
       for (int32_t done = 0; done < r.len; done += 64) {
@@ -257,20 +275,58 @@ class Packer {
       }
     }
     for (const Group& g : groups_) {
-      uint64_t value = 0;
-      int32_t count = 0;
-      for (const auto& [w, mask] : g.masks) {
-        const uint64_t bits = words[w] & mask;
-        if (bits == 0) continue;
-        count += std::popcount(bits);
-        if (value == 0) {
-          value = static_cast<uint64_t>(index_of_[w * 64 + std::countr_zero(bits)]) + 1;
-        }
-      }
-      if (count > 1) throw std::logic_error("packing: a state has two facts of one invariant");
-      or_bits(scratch_.data(), g.offset, g.bits, value);
+      or_bits(scratch_.data(), g.offset, g.bits, group_value(g, words));
     }
     std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
+  }
+
+  // The field of at-most-one set g for `words`: 0, or 1 + the index of its true fact.
+  uint64_t group_value(const Group& g, const uint64_t* words) const {
+    uint64_t value = 0;
+    int32_t count = 0;
+    for (const auto& [w, mask] : g.masks) {
+      const uint64_t bits = words[w] & mask;
+      if (bits == 0) continue;
+      count += std::popcount(bits);
+      if (value == 0) value = static_cast<uint64_t>(index_of_[w * 64 + std::countr_zero(bits)]) + 1;
+    }
+    if (count > 1) throw std::logic_error("packing: a state has two facts of one invariant");
+    return value;
+  }
+
+  // Packs `words` into scratch_ from the base's packed bits; false (scratch_ unspecified) when
+  // they differ in more facts than that pays for.
+  bool pack_delta(const uint64_t* words) {
+    constexpr int32_t kMaxChanged = 32;
+    int32_t changed = 0;
+    for (int32_t w = 0; w < task_.num_words; ++w) {
+      changed += std::popcount(words[w] ^ base_words_[w]);
+    }
+    if (changed > kMaxChanged) return false;
+    std::copy(base_packed_.begin(), base_packed_.end(), scratch_.begin());
+    dirty_.clear();
+    for (int32_t w = 0; w < task_.num_words; ++w) {
+      for (uint64_t diff = words[w] ^ base_words_[w]; diff != 0; diff &= diff - 1) {
+        const int32_t field = field_of_[64 * w + std::countr_zero(diff)];
+        if (field >= 0) {
+          scratch_[field >> 6] ^= uint64_t{1} << (field & 63);
+        } else if (field != kNotPacked && !group_dirty_[-2 - field]) {
+          group_dirty_[-2 - field] = 1;
+          dirty_.push_back(-2 - field);
+        }
+      }
+    }
+    for (const int32_t k : dirty_) {
+      group_dirty_[k] = 0;
+      const Group& g = groups_[k];
+      // Clear the field, then write it.
+      const int32_t idx = g.offset >> 6, sh = g.offset & 63;
+      const uint64_t ones = (uint64_t{1} << g.bits) - 1;
+      scratch_[idx] &= ~(ones << sh);
+      if (sh + g.bits > 64) scratch_[idx + 1] &= ~(ones >> (64 - sh));
+      or_bits(scratch_.data(), g.offset, g.bits, group_value(g, words));
+    }
+    return true;
   }
 
   // Takes the sets that pay (at least three facts that change), whose facts are in no earlier
@@ -312,6 +368,12 @@ class Packer {
   std::vector<Run> runs_;
   std::vector<Group> groups_;
   IntVec index_of_;  // per fact: its index in its group, or -1
+  // Per fact: its bit in the packed facts (a run's), -2 - its group, or kNotPacked (static).
+  static constexpr int32_t kNotPacked = -1;
+  IntVec field_of_;
+  std::vector<uint64_t> base_words_, base_packed_;  // the state unpacked last, and its bits
+  std::vector<uint8_t> group_dirty_;                 // scratch of pack_delta
+  IntVec dirty_;
   int32_t fact_bytes_ = 0, width_ = 0;
   std::vector<uint64_t> scratch_, static_words_;
   IntVec key_;            // the key of the counters pack() looked up last
