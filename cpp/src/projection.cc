@@ -2237,8 +2237,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       if (fresh) sink_class = static_cast<int32_t>(next_class);
       goal_class[id] = sink_class;
     } else {
-      const auto hash = static_cast<uint32_t>(
-          hash_bytes(reinterpret_cast<const uint8_t*>(bits.w), sizeof(bits.w)));
+      const uint32_t hash =
+          key_hash(std::string_view(reinterpret_cast<const char*>(bits.w), sizeof(bits.w)));
       uint32_t found;
       std::tie(found, fresh) = class_index.find_or_insert(hash, next_class, [&](uint32_t k) {
         return class_bits[k].w[0] == bits.w[0] && class_bits[k].w[1] == bits.w[1];
