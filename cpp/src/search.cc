@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "robotouille/effect_order.h"
 #include "robotouille/heuristic.h"
 #include "robotouille/kernels.h"
 #include "robotouille/id_index.h"
@@ -571,7 +572,9 @@ class Searcher {
     }
     root_words_ = x.words;
     root_counters_ = x.counters;
-    if (x.canon) x.canon->canonicalize(x.words.data(), x.counters.data(), nullptr);
+    auto order = std::make_unique<EffectOrder>(task);
+    if (!order->empty()) effect_order_ = std::move(order);
+    represent(x, x.words.data(), x.counters.data(), nullptr);
     if (x.delay && options.projections) {
       // Construction counts against the time limit and can be cancelled like the search.
       auto stop = [this]() {
@@ -820,17 +823,25 @@ class Searcher {
     }
   }
 
-  // Replaces x's successor by its representative (symmetry reduction) and returns the mover
+  // Rewrites a state into the one the search stores for it: the active list in its normal form
+  // (effect_order.h), then symmetry's representative, whose renaming of templates can leave
+  // the list out of order again. With swaps, appends symmetry's transpositions.
+  void represent(Expander& x, uint64_t* words, int32_t* counters,
+                 std::vector<std::pair<int32_t, int32_t>>* swaps) const {
+    if (effect_order_) effect_order_->normalize(counters);
+    if (!x.canon) return;
+    x.canon->canonicalize(words, counters, swaps);
+    if (effect_order_) effect_order_->normalize(counters);
+  }
+
+  // Replaces x's successor by its representative (see represent) and returns the mover
   // bits of the step into it: the code of the robot a relocation moved, named as in the
   // representative, or 0.
   uint8_t canonical_child(Expander& x, const int32_t* groundings, int32_t n) const {
     int32_t mover = n == 1 && !relocated_.empty() ? relocated_[groundings[0]] : -1;
-    if (x.canon) {
-      x.swaps.clear();
-      x.canon->canonicalize(x.next_words.data(), x.next_counters.data(),
-                            mover >= 0 ? &x.swaps : nullptr);
-      for (const auto& [a, b] : x.swaps) mover = mover == a ? b : mover == b ? a : mover;
-    }
+    x.swaps.clear();
+    represent(x, x.next_words.data(), x.next_counters.data(), mover >= 0 ? &x.swaps : nullptr);
+    for (const auto& [a, b] : x.swaps) mover = mover == a ? b : mover == b ? a : mover;
     return mover >= 0 ? static_cast<uint8_t>(robot_code_[mover] << kMoverShift) : 0;
   }
 
@@ -867,7 +878,7 @@ class Searcher {
     std::vector<int32_t> found;
     successors(x, [&](const int32_t* groundings, int32_t n, int status) {
       if (!found.empty() || (status & kStatusPoolExhausted)) return;
-      if (x.canon) x.canon->canonicalize(x.next_words.data(), x.next_counters.data(), nullptr);
+      represent(x, x.next_words.data(), x.next_counters.data(), nullptr);
       if (next_is(x, to)) found.assign(groundings, groundings + n);
     });
     if (found.empty()) throw std::logic_error("plan extraction: no step between stored states");
@@ -899,7 +910,7 @@ class Searcher {
     };
     std::copy(root_words_.begin(), root_words_.end(), x.next_words.begin());
     std::copy(root_counters_.begin(), root_counters_.end(), x.next_counters.begin());
-    x.canon->canonicalize(x.next_words.data(), x.next_counters.data(), &swaps);
+    represent(x, x.next_words.data(), x.next_counters.data(), &swaps);
     follow();
     const TaskSpec& s = task_.spec;
     const int32_t params = task_.max_params;
@@ -932,7 +943,7 @@ class Searcher {
         }
         g = found->second;
       }
-      x.canon->canonicalize(x.next_words.data(), x.next_counters.data(), &swaps);
+      represent(x, x.next_words.data(), x.next_counters.data(), &swaps);
       if (!next_is(x, path[i + 1])) {
         throw std::logic_error("symmetry: replaying the plan left the stored path");
       }
@@ -1300,6 +1311,7 @@ class Searcher {
   };
   static_assert(sizeof(StateInfo) == 4);
   BlockArray<StateInfo> info_;
+  std::unique_ptr<const EffectOrder> effect_order_;  // null where no two templates commute
   IntVec relocated_;    // per grounding: the robot it relocates, or -1 (empty: no pruning)
   std::vector<uint8_t> no_op_;  // per grounding: it has no effects (such as a wait)
   IntVec robot_code_;   // per object: its mover code (1, 2, ...), or 0

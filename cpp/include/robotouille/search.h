@@ -41,6 +41,12 @@
  * representatives; extraction replays it, tracking the permutation from the real states to the
  * representatives, and maps each step's groundings back to the real objects.
  *
+ * Effect order: the active special-effect list is stored in its normal form (effect_order.h):
+ * effects that commute (a cooking patty's timer and a chicken's) are listed in a fixed order
+ * whichever started first, so states that differ only in that order are stored once. The plan
+ * is unaffected: the order changes no step's outcome. Done before and after symmetry reduction
+ * (whose renaming of templates can unsort the list).
+ *
  * Relocation pruning (centralized mode, optional): relocation_robot marks the groundings that
  * only move a robot r between stations (python/robotouille/planning.py checks the domain's move
  * has the shape this rests on: it needs loc(r, a) and vacant(b) and only swaps those facts, no
