@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "robotouille/effect_order.h"
 #include "robotouille/kernels.h"
 #include "robotouille/heuristic.h"
 #include "robotouille/search.h"
@@ -527,6 +528,28 @@ NB_MODULE(_core, m) {
       nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
       nb::arg("player") = -1,
       "Valid grounding ids of one state, in canonical order over the state's object order.");
+
+  m.def(
+      "normalize_effect_order",
+      [](const Task& t, Array<int32_t, nb::shape<-1>> counters) {
+        if (counters.shape(0) != static_cast<size_t>(t.num_counters)) {
+          throw std::invalid_argument("counters.shape should be (num_counters=" +
+                                      std::to_string(t.num_counters) + ",)");
+        }
+        const int32_t* c = counters.data();
+        if (c[1] < 0 || c[1] > t.num_templates) {
+          throw std::invalid_argument("counters[1] is not an active-list length");
+        }
+        for (int32_t i = 0; i < c[1]; ++i) {
+          if (c[2 + i] < 0 || c[2 + i] >= t.num_templates) {
+            throw std::invalid_argument("the active list holds a template id out of range");
+          }
+        }
+        return robotouille::EffectOrder(t).normalize(counters.data());
+      },
+      nb::arg("task"), nb::arg("counters").noconvert(),
+      "Rewrites one state's active special-effect list (counters, in place) into the normal "
+      "form the planner stores (see effect_order.h); returns whether it changed. For tests.");
 
   m.def(
       "object_order",

@@ -83,6 +83,11 @@ def valid_groundings(task: Task, words: Annotated[NDArray[numpy.uint64], dict(sh
     Valid grounding ids of one state, in canonical order over the state's object order.
     """
 
+def normalize_effect_order(task: Task, counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu')]) -> bool:
+    """
+    Rewrites one state's active special-effect list (counters, in place) into the normal form the planner stores (see effect_order.h); returns whether it changed. For tests.
+    """
+
 def object_order(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> list[int]:
     """
     Existing objects of one state in object order (created objects in creation order).

@@ -2,6 +2,8 @@
 // active list, and that a state and its normal form step alike.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 #include "fixtures.h"
@@ -116,6 +118,58 @@ TEST(EffectOrderTest, AStateAndItsNormalFormStepAlike) {
       normal = next_normal;
     }
   }
+}
+
+// Random tasks over five facts, so that templates often write and read the same facts (where
+// the order matters): random delayed, repetitive and conditional trees, a trigger per template
+// and a grounding per fact that flips it. Along random walks, a copy normalized after every
+// step must keep the same facts, node words and active templates as the real state.
+TEST(EffectOrderTest, RandomTasksStepAlikeFromANormalForm) {
+  std::mt19937 rng(20261127);
+  auto pick = [&](int32_t n) { return static_cast<int32_t>(rng() % static_cast<uint32_t>(n)); };
+  auto literal = [&]() { return Lit{pick(5), pick(2) == 1}; };
+  int64_t reordered = 0;
+  for (int32_t trial = 0; trial < 400; ++trial) {
+    FixtureBuilder b(5);
+    b.set_unreachable_goal();
+    IntVec groundings;
+    for (int32_t k = 0; k < 6; ++k) {
+      const int32_t kind = pick(3);
+      NodeDef leaf = kind == 1 ? NodeDef{EffectType::kRepetitive, 2, {literal()}}
+                               : timer(1 + pick(3), 0);
+      if (kind != 1) leaf.fx = {literal(), literal()};
+      const int32_t t = kind == 2 ? b.add_template(std::vector<NodeDef>{
+                                        NodeDef{EffectType::kConditional, 0, {literal()},
+                                                {literal()}, {1}},
+                                        leaf})
+                                  : b.add_template(leaf);
+      groundings.push_back(b.add_trigger(t));
+    }
+    for (int32_t f = 0; f < 5; ++f) {
+      groundings.push_back(b.add_grounding(GroundingDef{{f}, {}, {{f, false}}}));
+      groundings.push_back(b.add_grounding(GroundingDef{{}, {f}, {{f, true}}}));
+    }
+    const Task task = b.task();
+    const EffectOrder order(task);
+    State real(task), normal(task);
+    for (int32_t i = 0; i < 40; ++i) {
+      const int32_t g = groundings[pick(static_cast<int32_t>(groundings.size()))];
+      uint8_t applied_real = 0, applied_normal = 0;
+      step(task, real.words.data(), real.counters.data(), &g, 1, &applied_real);
+      step(task, normal.words.data(), normal.counters.data(), &g, 1, &applied_normal);
+      ASSERT_EQ(applied_real, applied_normal);
+      ASSERT_EQ(real.words, normal.words) << "trial " << trial << " step " << i;
+      const auto nodes = static_cast<size_t>(task.node_offset);
+      ASSERT_TRUE(std::equal(real.counters.begin() + nodes, real.counters.end(),
+                             normal.counters.begin() + nodes));
+      IntVec a = listed(real), c = listed(normal);
+      std::sort(a.begin(), a.end());
+      std::sort(c.begin(), c.end());
+      ASSERT_EQ(a, c);
+      reordered += order.normalize(normal.counters.data()) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(reordered, 100);  // the walks do reach lists out of their normal form
 }
 
 }  // namespace
