@@ -225,7 +225,8 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"hand_over_places", &s->hand_over_places},
               {"idle_begin", &s->idle_begin},
               {"idle", &s->idle},
-              {"idle_codes", &s->idle_codes}});
+              {"idle_codes", &s->idle_codes},
+              {"free_hands", &s->free_hands}});
   return s;
 }
 

@@ -205,6 +205,35 @@ def test_each_robot_has_its_own_arrival_bit() -> None:
         env.step(action)
 
 
+def test_a_robot_with_a_full_hand_beside_an_item_still_pays_its_arrival() -> None:
+    """The robot brings the cheese to table2, where bread1 lies: it must leave to put the
+    cheese down before it can pick bread1 up, so bread1's row still counts that arrival."""
+    env = robotouille.load("cheese_sandwich")
+    tables = find_projections(env.task)
+    assert [env.task.fact_name(int(f)) for f in tables.free_hands] == ["nothing(robot1)"]
+    without = _as_lists(dataclasses.replace(tables, free_hands=np.full(1, -1)))
+    for action in ("Move robot1 from table2 to table1", "Pick up cheese1 from table1 using robot1"):
+        env.step(action)
+    # Empty-handed beside bread1 (at the start) the hand changes nothing; here it does.
+    env.step("Move robot1 from table1 to table2")
+    steps_to_go = robotouille.optimal_length(env)
+    assert steps_to_go == 5  # away to table4 and back to table2 before bread1's pick
+    assert bound(env, **_as_lists(tables)) == bound(env, **without) + 1 <= steps_to_go
+    assert not find_projections(env.task, arrivals=False).free_hands.size
+
+
+def test_each_robot_with_a_full_hand_beside_an_item_pays_its_arrival() -> None:
+    """With two robots, each robot's own hand decides its own arrival bit, and the bound stays
+    within the steps to go along an optimal plan."""
+    env = _two_robot_cheese_sandwich()
+    tables = find_projections(env.task)
+    robots = sorted(env.task.object_index[r] for r in env.task.problem.players)
+    names = [env.task.fact_name(int(f)) for f in tables.free_hands]
+    assert names == [f"nothing({env.task.objects[r].name})" for r in robots]
+    plan = robotouille.plan(env, "bfs")
+    assert_within_steps_to_go(env, plan)
+
+
 def _bundled(dataset: str, task: str, seed: int = 42) -> robotouille.Env:
     [instance] = [i for i in datasets.load(dataset, seeds=[seed]) if i.task.startswith(task)]
     return instance.load()
@@ -1121,6 +1150,8 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("hand_over_places", [1]),
         ("hand_over_places", [0, 10**7, 10**7]),
         ("hand_over_places", [-1, 0, 0]),
+        ("free_hands", [10**7]),
+        ("free_hands", [-2]),
         ("clearing", [1]),  # cut short
         ("clearing", [0, 1, 0, 1, 10**7, 0, 0]),  # an item's fact out of range
         ("clearing", [0, 0, 1, 0, 0, 0, 1, 5]),  # a station out of range

@@ -295,6 +295,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     place.robot = ts.fact_args[at];
     hand_over_places_.push_back(place);
   }
+  for (int32_t f : spec.free_hands) {
+    require(f >= -1 && f < task.num_facts, "free-hand fact out of range");
+  }
+  require(spec.free_hands.size() <= static_cast<size_t>(kMaxFacts), "too many free-hand slots");
+  free_hands_ = spec.free_hands;
   if (!spec.idle_begin.empty()) {
     check_csr(spec.idle_begin, n, spec.idle.size() / 4, "idle_begin");
     require(spec.idle.size() % 4 == 0, "idle holds quadruples");
@@ -939,6 +944,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     for (int32_t f : outside) masks[f / 64] |= uint64_t{1} << (f % 64);
     for (const auto& [word, mask] : masks) p.watched.push_back({word, mask});
   }
+  // The hands matter only to a row where a robot stands at its object (see find()).
+  std::map<int32_t, uint64_t> hand_masks;
+  for (int32_t f : free_hands_) {
+    if (f >= 0) hand_masks[f / 64] |= uint64_t{1} << (f % 64);
+  }
+  for (const auto& [word, mask] : hand_masks) hand_masks_.push_back({word, mask});
+  hand_read_.assign(projections_.size(), 0);
   ids_.assign(projections_.size(), -1);
   id_changed_.assign(projections_.size(), 0);
   rows_ = std::make_shared<const std::vector<Projection>>(std::move(projections_));
@@ -2374,10 +2386,24 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
   project(p, words, counters);
   Bits bits;
-  bool raised = false;  // a fresh-pick or the idle bit is set
+  Bits unpaid;  // arrival bits set for a full hand
+  bool raised = false;  // a fresh-pick, full-hand or the idle bit is set
   if (p.arrival_bit >= 0 || p.idle_bit >= 0) {
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
     if (p.arrival_bit >= 0) bits = canonical_arrivals(p, bits);
+    // Where a robot stands at the object with its hand full, it must move before it picks the
+    // object up (projection.h, "Arrivals"): its arrival is still to pay.
+    const auto hands = std::min<int32_t>(p.arrival_slots, static_cast<int32_t>(free_hands_.size()));
+    for (int32_t slot = 0; slot < hands; ++slot) {
+      const int32_t bit = p.arrival_bit + slot;
+      if (free_hands_[slot] < 0 || bits.test(bit)) continue;
+      colocated_ = true;
+      if (!test_bit(words, free_hands_[slot])) {
+        bits.set(bit);
+        unpaid.set(bit);
+        raised = true;
+      }
+    }
     for (int32_t slot = 0; p.picked_bit >= 0 && slot < p.arrival_slots; ++slot) {
       if (must_move_to_hand_over(p, slot, bits, words)) {
         bits.set(p.picked_bit + slot);
@@ -2400,6 +2426,7 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
     bits.assign(p.picked_bit + slot, false);
   }
   if (p.idle_bit >= 0) bits.assign(p.idle_bit, false);
+  for (int32_t w = 0; w < 2; ++w) bits.w[w] &= ~unpaid.w[w];
   key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
   canonical_robots(p, key_);
   return lookup(p);
@@ -2523,7 +2550,13 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       const FactMask& m = p.watched[k];
       changed = ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
     }
+    for (size_t k = 0; k < hand_masks_.size() && hand_read_[i] && !changed; ++k) {
+      const FactMask& m = hand_masks_[k];
+      changed = ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
+    }
+    if (changed) colocated_ = false;
     const int32_t id = changed ? find(p, words, counters) : ids_[i];
+    if (changed) hand_read_[i] = colocated_;
     id_changed_[i] = first || id != ids_[i];
     ids_[i] = id;
   }

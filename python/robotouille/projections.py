@@ -201,6 +201,10 @@ class ProjectionTables:
             which every state reachable from the task's start has exactly one true: the move
             charges, arrivals and idling rest on it, and the planner checks it on a restored
             state.
+        free_hands: Where arrivals apply, per robot slot, the robot's free-hand fact (-1 where
+            some pick of that robot does not need it): a robot that stands at an object with
+            its hand full has its arrival there still to pay ("Arrivals" in projection.h);
+            empty otherwise.
     """
 
     objects: list[int]
@@ -240,6 +244,7 @@ class ProjectionTables:
     idle_groups: IntArray
     hand_group_begin: IntArray
     hand_groups: IntArray
+    free_hands: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -1596,6 +1601,26 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             hand_overs.add(g)
             receivers |= containers
 
+    # Full hands (see "Arrivals" in projection.h): per robot slot, its free-hand fact where
+    # every pick by that robot needs it, so a robot that holds something must free its hand
+    # first; at an object's station it can do that only in ways that leave the object unpicked
+    # until it moves (items) or that its row sees (a container's freeing steps).
+    free_hands: list[int] = []
+    if arrivals_apply:
+        for robot in sorted(view.robots):
+            free = task.fact_of("nothing", [robot])
+            picks = [
+                g
+                for f in range(view.num_pred)
+                if (named(f, "has_item") or named(f, "has_container")) and view.args(f)[0] == robot
+                for g in view.writers.get(f, [])
+                if dict(zip(view.eff[g], view.eff_value[g])).get(f) == 1
+            ]
+            proven = free in hand_facts
+            free_hands.append(
+                free if proven and all(free in view.pre_pos[g] for g in picks) else -1
+            )
+
     # arrivals_apply includes one robot per station where there are several robots.
     hand_overs_apply = arrivals_apply and _hand_over_shapes(task.domain)
 
@@ -1918,6 +1943,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         idle_groups=np.array([f for g in idle_groups for f in g], np.int64),
         hand_group_begin=np.cumsum([0, *(len(g) for g in hand_groups)]).astype(np.int64),
         hand_groups=np.array([f for g in hand_groups for f in g], np.int64),
+        free_hands=np.array(free_hands, np.int64),
     )
 
 

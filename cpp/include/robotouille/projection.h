@@ -54,7 +54,12 @@
  * item's station (about a sixth more states with two robots, not a factor of 4). A state's
  * bound is read with r's bit clear where r stands at the item's station (its arrival, if any,
  * is already paid for) and set elsewhere; construction also enumerates this canonical twin of
- * every state.
+ * every state. Full hands: where every pick by r needs r's hand free (free_hands), a robot
+ * standing at the item's station with its hand full is read with its bit set all the same. It
+ * must free its hand before it picks the item up, and the ways to do that there leave no item
+ * clear for a pick until its hand is full again, while no other robot acts at that station; so
+ * r moves before that pick, which again comes right after an empty-handed arrival still to
+ * come. A state read so that was never reached is read with the bit clear.
  *
  * A container c is picked up the same way, except that r may also arrive holding something
  * and free its hand at c's station (add an ingredient to a pot): a station that holds c holds
@@ -63,7 +68,10 @@
  * an empty-handed arrival of r or right after such a step (kArrivalFreed), and the step clears
  * r's bit as putting c down does. The projection checks only the step's own facts in P_c (the
  * pot holds water, r stands at it), not what r holds, so it may free a hand that holds
- * nothing: that allows more, never less.
+ * nothing: that allows more, never less. A robot standing at c with a full hand is read with
+ * its bit set too (see "Full hands" above): it moves before it picks c up, or frees its hand
+ * by such a step first, which c's row sees (projections.py adds every one to the row) and
+ * which clears the bit there, as it does after a robot's arrival holding something.
  *
  * Hand-overs: an item a robot puts into a container at its station (an ingredient added to a
  * pot) was carried there: when the robot picked it up, the item lay at its station, which
@@ -327,6 +335,9 @@ struct ProjectionSpec {
   // the object's fact at that station, the fact that makes it the top there, the robot's
   // free-hand fact); per relevant grounding (with groundings), kIdleSets + kIdleBlocked.
   IntVec idle_begin, idle, idle_codes;
+  // Full hands (see "Arrivals" above); empty: none. Per robot slot, the robot's free-hand fact,
+  // or -1 where a full hand says nothing.
+  IntVec free_hands;
 };
 
 constexpr int32_t kIdleSets = 1, kIdleBlocked = 2;
@@ -616,6 +627,7 @@ class ProjectionHeuristic {
     int32_t slot, robot_at, container_at, robot;
   };
   std::vector<HandOverPlace> hand_over_places_;
+  IntVec free_hands_;  // spec.free_hands
   IntVec sums_;                   // scratch: per combination, the bound's sum
   // Scratch for match(): its result per class, and a member's costs per (role, class).
   IntVec class_costs_, role_costs_;
@@ -636,6 +648,12 @@ class ProjectionHeuristic {
   IntVec last_counters_;
   std::vector<uint8_t> last_missing_;
   std::vector<uint8_t> id_changed_;  // scratch: per projection, its id differs from last call's
+  // Per projection: whether a robot stood at its object when find() last read it, so that the
+  // robots' hands (hand_masks_, from free_hands_) decided its arrival bits; find() sets
+  // colocated_ for the row it reads.
+  std::vector<uint8_t> hand_read_;
+  std::vector<FactMask> hand_masks_;
+  bool colocated_ = false;
 };
 
 }  // namespace robotouille
