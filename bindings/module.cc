@@ -226,7 +226,8 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"idle_begin", &s->idle_begin},
               {"idle", &s->idle},
               {"idle_codes", &s->idle_codes},
-              {"free_hands", &s->free_hands}});
+              {"free_hands", &s->free_hands},
+              {"clear_facts", &s->clear_facts}});
   return s;
 }
 

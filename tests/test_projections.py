@@ -222,6 +222,30 @@ def test_a_robot_with_a_full_hand_beside_an_item_still_pays_its_arrival() -> Non
     assert not find_projections(env.task, arrivals=False).free_hands.size
 
 
+def test_a_robot_beside_a_covered_item_still_pays_its_arrival() -> None:
+    """The cheese starts under a bread at the robot's station: the robot must take the bread
+    off, filling its hand, and leave with it before it can pick the cheese up, so the cheese's
+    row counts that arrival although the robot stands there empty-handed."""
+    layout = json.loads(bundled_environment_path("cheese_sandwich").read_text())
+    layout["items"] = [
+        {"name": "cheese", "x": 1, "y": 0, "stack-level": 0},
+        {"name": "bread", "x": 1, "y": 0, "stack-level": 1},
+        {"name": "bread", "x": 4, "y": 2, "stack-level": 0},
+    ]
+    env = robotouille.load(layout)
+    tables = find_projections(env.task)
+    task = env.task
+    # Each object's full row reads its own clear fact; fallbacks have no arrivals.
+    full = [row for row, k in enumerate(tables.fallback) if not k]
+    assert [task.fact_name(int(tables.clear_facts[row])) for row in full] == [
+        f"clear({task.objects[tables.objects[row]].name})" for row in full
+    ]
+    assert all(tables.clear_facts[row] == -1 for row, k in enumerate(tables.fallback) if k)
+    unread = dataclasses.replace(tables, clear_facts=np.full(len(tables.clear_facts), -1))
+    assert bound(env, **_as_lists(tables)) == bound(env, **_as_lists(unread)) + 1
+    assert_within_steps_to_go(env, robotouille.plan(env, "bfs"))
+
+
 def test_each_robot_with_a_full_hand_beside_an_item_pays_its_arrival() -> None:
     """With two robots, each robot's own hand decides its own arrival bit, and the bound stays
     within the steps to go along an optimal plan."""
@@ -739,6 +763,7 @@ def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
         idle=idle,
         idle_codes=idle_codes,
         fallback=np.zeros(len(rows), np.int64),
+        clear_facts=np.asarray(tables.clear_facts)[rows],
         share=np.array(share, np.int64),
         share_template_begin=share_begin,
         share_templates=share_templates,
@@ -1152,6 +1177,8 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("hand_over_places", [-1, 0, 0]),
         ("free_hands", [10**7]),
         ("free_hands", [-2]),
+        ("clear_facts", [0]),
+        ("clear_facts", [10**7] * len(good["clear_facts"])),
         ("clearing", [1]),  # cut short
         ("clearing", [0, 1, 0, 1, 10**7, 0, 0]),  # an item's fact out of range
         ("clearing", [0, 0, 1, 0, 0, 0, 1, 5]),  # a station out of range

@@ -300,6 +300,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   require(spec.free_hands.size() <= static_cast<size_t>(kMaxFacts), "too many free-hand slots");
   free_hands_ = spec.free_hands;
+  require(spec.clear_facts.empty() || spec.clear_facts.size() == n,
+          "clear_facts has the wrong size");
+  for (int32_t f : spec.clear_facts) {
+    require(f >= -1 && f < task.num_facts, "clear fact out of range");
+  }
   if (!spec.idle_begin.empty()) {
     check_csr(spec.idle_begin, n, spec.idle.size() / 4, "idle_begin");
     require(spec.idle.size() % 4 == 0, "idle holds quadruples");
@@ -941,6 +946,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
     }
     if (p.idle_bit >= 0) outside.push_back(p.idle_free);
+    if (p.covered >= 0) outside.push_back(p.covered);
     for (int32_t f : outside) masks[f / 64] |= uint64_t{1} << (f % 64);
     for (const auto& [word, mask] : masks) p.watched.push_back({word, mask});
   }
@@ -1450,6 +1456,7 @@ bool ProjectionHeuristic::share_row(const ProjectionSpec& spec, size_t row) {
   p.merged = std::move(view.merged);
   p.templates = std::move(view.templates);
   p.key_templates = std::move(view.key_templates);
+  if (p.covered >= 0) p.covered = spec.clear_facts[row];  // its own object's
   p.shared = true;
   distance_entries_ += p.entries();
   projections_.push_back(std::move(p));
@@ -1557,6 +1564,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   const bool arrivals =
       robot_slots > 0 && p.facts.size() + history_bits <= static_cast<size_t>(kMaxFacts);
   if (arrivals) {
+    if (!spec.clear_facts.empty()) p.covered = spec.clear_facts[index];
     p.arrival_bit = static_cast<int32_t>(p.facts.size());
     p.arrival_slots = robot_slots;
     if (hand_overs) p.picked_bit = p.arrival_bit + robot_slots;
@@ -2398,7 +2406,8 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
       const int32_t bit = p.arrival_bit + slot;
       if (free_hands_[slot] < 0 || bits.test(bit)) continue;
       colocated_ = true;
-      if (!test_bit(words, free_hands_[slot])) {
+      if (!test_bit(words, free_hands_[slot]) ||
+          (p.covered >= 0 && !test_bit(words, p.covered))) {
         bits.set(bit);
         unpaid.set(bit);
         raised = true;

@@ -205,6 +205,9 @@ class ProjectionTables:
             some pick of that robot does not need it): a robot that stands at an object with
             its hand full has its arrival there still to pay ("Arrivals" in projection.h);
             empty otherwise.
+        clear_facts: Per row, the fact that its object is clear where the row has arrivals and
+            its object is an item (every pick needs it clear), else -1: a robot standing at
+            the item while it is covered has its arrival there still to pay.
     """
 
     objects: list[int]
@@ -245,6 +248,7 @@ class ProjectionTables:
     hand_group_begin: IntArray
     hand_groups: IntArray
     free_hands: IntArray
+    clear_facts: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -1855,6 +1859,10 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             arrival_codes(o, facts, relevant) if places else ([0] * len(relevant), [])
         )
         idle, idle_codes = idle_tables(o, facts, relevant) if places else ([], [0] * len(relevant))
+        # Covered objects (see "Arrivals"): a pick of an item needs it clear, and the robot at
+        # its station can uncover it only by filling its hand.
+        item = any(named(f, "has_item") for _, f in hold.get(o, []))
+        covered = task.fact_of("clear", [o]) if places and arrivals_apply and item else -1
         # Facts that the arrivals, the hand and idling read one by one keep their own bits.
         mergeable = facts - set(holds[1::2]) - set(pairs[1::3]) - set(pairs[2::3]) - set(idle)
         return (
@@ -1868,6 +1876,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             merges(o, mergeable),
             idle,
             idle_codes,
+            [covered],
         )
 
     for o in projected:
@@ -1901,6 +1910,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     merge_begin, merge_pairs = csr(8)
     idle_begin, idle = csr(9)
     _, idle_codes = csr(10)
+    _, clear_facts = csr(11)
     idle_begin //= 4
     merge_begin //= 2
     hold_begin //= 2
@@ -1944,6 +1954,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         hand_group_begin=np.cumsum([0, *(len(g) for g in hand_groups)]).astype(np.int64),
         hand_groups=np.array([f for g in hand_groups for f in g], np.int64),
         free_hands=np.array(free_hands, np.int64),
+        clear_facts=clear_facts,
     )
 
 

@@ -59,7 +59,10 @@
  * must free its hand before it picks the item up, and the ways to do that there leave no item
  * clear for a pick until its hand is full again, while no other robot acts at that station; so
  * r moves before that pick, which again comes right after an empty-handed arrival still to
- * come. A state read so that was never reached is read with the bit clear.
+ * come. So is a robot standing there empty-handed while the item is covered (not clear: every
+ * pick needs it clear), where the tables name the item's clear fact (clear_facts): only that
+ * robot can act there, and taking the item above off fills its hand. A state read so that was
+ * never reached is read with the bit clear.
  *
  * A container c is picked up the same way, except that r may also arrive holding something
  * and free its hand at c's station (add an ingredient to a pot): a station that holds c holds
@@ -336,8 +339,9 @@ struct ProjectionSpec {
   // free-hand fact); per relevant grounding (with groundings), kIdleSets + kIdleBlocked.
   IntVec idle_begin, idle, idle_codes;
   // Full hands (see "Arrivals" above); empty: none. Per robot slot, the robot's free-hand fact,
-  // or -1 where a full hand says nothing.
-  IntVec free_hands;
+  // or -1 where a full hand says nothing. Per row (empty: none), the fact that its object is
+  // clear, or -1 where that says nothing (covered objects, see "Arrivals").
+  IntVec free_hands, clear_facts;
 };
 
 constexpr int32_t kIdleSets = 1, kIdleBlocked = 2;
@@ -427,6 +431,7 @@ class ProjectionHeuristic {
     IntVec roles;        // per role: the variable's index in its group's vars
     int32_t arrival_bit = -1;  // the first arrival bit (after F), or -1: no arrivals
     int32_t arrival_slots = 0;  // arrival bits, one per robot slot
+    int32_t covered = -1;  // the fact that the object is clear (a real fact), or -1: unread
     // The fresh-pick bit (after the arrival bit; see "Hand-overs"), or -1: no hand-overs.
     int32_t picked_bit = -1;
     // With hand-overs, per robot slot: the bits of the facts that say that robot holds the
