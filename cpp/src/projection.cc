@@ -2394,13 +2394,14 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters) {
   project(p, words, counters);
   Bits bits;
-  Bits unpaid;  // arrival bits set for a full hand
-  bool raised = false;  // a fresh-pick, full-hand or the idle bit is set
+  Bits unpaid;  // arrival bits set for a full hand or a covered object
+  bool raised = false;  // a fresh-pick, unpaid arrival or the idle bit is set
   if (p.arrival_bit >= 0 || p.idle_bit >= 0) {
     std::memcpy(bits.w, key_.data(), sizeof(bits.w));
     if (p.arrival_bit >= 0) bits = canonical_arrivals(p, bits);
-    // Where a robot stands at the object with its hand full, it must move before it picks the
-    // object up (projection.h, "Arrivals"): its arrival is still to pay.
+    // Where a robot stands at the object with its hand full, or at a covered item, it must
+    // move before it picks the object up (projection.h, "Arrivals"): its arrival is still to
+    // pay.
     const auto hands = std::min<int32_t>(p.arrival_slots, static_cast<int32_t>(free_hands_.size()));
     for (int32_t slot = 0; slot < hands; ++slot) {
       const int32_t bit = p.arrival_bit + slot;
