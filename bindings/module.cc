@@ -149,12 +149,17 @@ void check_row(const Task& t, const WordsRow& words) {
   }
 }
 
-void check_row(const Task& t, const WordsRow& words, const CountersRow& counters) {
-  check_row(t, words);
-  if (counters.shape(0) != static_cast<size_t>(t.num_counters)) {
+// One state's counters hold num_counters values.
+void check_counters(const Task& t, size_t length) {
+  if (length != static_cast<size_t>(t.num_counters)) {
     throw std::invalid_argument("counters.shape should be (num_counters=" +
                                 std::to_string(t.num_counters) + ",)");
   }
+}
+
+void check_row(const Task& t, const WordsRow& words, const CountersRow& counters) {
+  check_row(t, words);
+  check_counters(t, counters.shape(0));
 }
 
 void check_grounding(const Task& t, int32_t g) {
@@ -534,10 +539,7 @@ NB_MODULE(_core, m) {
   m.def(
       "normalize_effect_order",
       [](const Task& t, Array<int32_t, nb::shape<-1>> counters) {
-        if (counters.shape(0) != static_cast<size_t>(t.num_counters)) {
-          throw std::invalid_argument("counters.shape should be (num_counters=" +
-                                      std::to_string(t.num_counters) + ",)");
-        }
+        check_counters(t, counters.shape(0));
         const int32_t* c = counters.data();
         if (c[1] < 0 || c[1] > t.num_templates) {
           throw std::invalid_argument("counters[1] is not an active-list length");
