@@ -2391,7 +2391,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
 }
 
 int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
-                                  const int32_t* counters) {
+                                  const int32_t* counters, bool& hands_read) {
+  hands_read = false;
   project(p, words, counters);
   Bits bits;
   Bits unpaid;  // arrival bits set for a full hand or a covered object
@@ -2406,7 +2407,7 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
     for (int32_t slot = 0; slot < hands; ++slot) {
       const int32_t bit = p.arrival_bit + slot;
       if (free_hands_[slot] < 0 || bits.test(bit)) continue;
-      colocated_ = true;
+      hands_read = true;
       if (!test_bit(words, free_hands_[slot]) ||
           (p.covered >= 0 && !test_bit(words, p.covered))) {
         bits.set(bit);
@@ -2564,9 +2565,9 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       const FactMask& m = hand_masks_[k];
       changed = ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
     }
-    if (changed) colocated_ = false;
-    const int32_t id = changed ? find(p, words, counters) : ids_[i];
-    if (changed) hand_read_[i] = colocated_;
+    bool hands_read = hand_read_[i] != 0;
+    const int32_t id = changed ? find(p, words, counters, hands_read) : ids_[i];
+    hand_read_[i] = hands_read ? 1 : 0;
     id_changed_[i] = first || id != ids_[i];
     ids_[i] = id;
   }

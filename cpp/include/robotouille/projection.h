@@ -531,8 +531,10 @@ class ProjectionHeuristic {
     int32_t cost;
   };
 
-  // The id of the state's abstract state under p, or -1 when it was never reached.
-  int32_t find(const Projection& p, const uint64_t* words, const int32_t* counters);
+  // The id of the state's abstract state under p, or -1 when it was never reached. Sets
+  // hands_read to whether a robot's hand decided an arrival bit (a robot stands at the object).
+  int32_t find(const Projection& p, const uint64_t* words, const int32_t* counters,
+               bool& hands_read);
   // The id of key_ under p, or -1.
   int32_t lookup(const Projection& p) const;
   // The bits a state's bound is read with: a robot standing where it could pick the object up
@@ -654,11 +656,9 @@ class ProjectionHeuristic {
   std::vector<uint8_t> last_missing_;
   std::vector<uint8_t> id_changed_;  // scratch: per projection, its id differs from last call's
   // Per projection: whether a robot stood at its object when find() last read it, so that the
-  // robots' hands (hand_masks_, from free_hands_) decided its arrival bits; find() sets
-  // colocated_ for the row it reads.
+  // robots' hands (hand_masks_, from free_hands_) decided its arrival bits.
   std::vector<uint8_t> hand_read_;
   std::vector<FactMask> hand_masks_;
-  bool colocated_ = false;
 };
 
 }  // namespace robotouille
