@@ -890,6 +890,30 @@ def test_a_full_row_larger_than_predicted_is_tried_again_under_the_upgrade_caps(
     )
 
 
+def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
+    """A search whose upgrade share (40% of its time limit) is longer than the caps were sized
+    for (kUpgradeCapSeconds, 4 s) raises its upgrade caps in proportion, up to 6 times: at 20 s,
+    twice the 30,000 states given, so the lettuce's 47,713-state row of the test above is built.
+    An upgrade share the caller names keeps the caps as given."""
+    (instance,) = datasets.load("asynchronous", seeds=[84], tasks=["9"])
+    env = instance.load()
+
+    def start(time_limit: float, limits: dict[str, float]) -> tuple[int, int]:
+        with pytest.raises(SearchLimitError) as stopped:
+            _run(env, "astar", "projections", 1, None, time_limit, None, projection_limits=limits)
+        assert stopped.value.limit == "max_states"
+        return stopped.value.stats.abstract_states, stopped.value.stats.initial_h
+
+    caps = {"max_states": 44_000, "upgrade_states": 30_000}
+    scaled = start(20, caps)
+    assert scaled == start(20, caps | {"upgrade_states": 60_000, "upgrade_seconds": 8})
+    kept = start(20, caps | {"upgrade_seconds": 8})
+    assert kept == start(10, caps)  # a 4 s share: nothing to scale
+    assert scaled[0] > kept[0] and scaled[1] > kept[1]
+    # At most 6 times: 10,000 states are 60,000 at 120 s, as at 60 s.
+    assert start(120, caps | {"upgrade_states": 10_000}) == scaled
+
+
 def test_rows_with_many_key_combinations_fit_the_distance_tables() -> None:
     """Seed 252's three dishes on separate tables give 90 key combinations. A row keeps one
     distance column per distinct goal set, not per combination and role (270 for an onion),

@@ -590,9 +590,23 @@ class Searcher {
         throw std::invalid_argument("projection_task is not the searched task with another goal");
       }
       // Larger projections make a tighter bound but take seconds to build: under a time
-      // limit, upgrades must end within 40% of it (by default).
+      // limit, upgrades must end within 40% of it (by default), and the upgrade caps grow
+      // with that share (kUpgradeCapSeconds): on the two-robot originals, rows of millions of
+      // states that a 120 s search can afford raise the start bound by 7-9.
       ProjectionLimits limits = options.projection_limits;
-      if (limits.upgrade_seconds <= 0) limits.upgrade_seconds = 0.4 * options.time_limit;
+      if (limits.upgrade_seconds <= 0) {
+        limits.upgrade_seconds = 0.4 * options.time_limit;
+        const double scale =
+            std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
+        if (scale > 1) {
+          auto scaled = [scale](int64_t cap) {
+            return static_cast<int64_t>(static_cast<double>(cap) * scale);
+          };
+          if (limits.retry_states < 0) limits.retry_states = limits.upgrade_states;
+          limits.upgrade_states = scaled(limits.upgrade_states);
+          limits.upgrade_total_states = scaled(limits.upgrade_total_states);
+        }
+      }
       limits.threads = std::max<int32_t>(1, options.threads);
       x.projection = std::make_unique<ProjectionHeuristic>(projected, *options.projections,
                                                            x.words.data(), x.counters.data(),

@@ -785,7 +785,9 @@ def plan(
         max_memory_bytes: Stop when the search's tables exceed this many bytes.
         time_limit: Stop after this many seconds, counting the time to build the bound's
             tables (the first search of a task builds them). Projections beyond the first
-            size caps are built only if they are predicted to end within 40% of it.
+            size caps are built only if they are predicted to end within 40% of it; past
+            10 s, the caps on their size grow with it (up to 6 times, at 60 s): a long search
+            gets a tighter bound, and its construction may then hold a few GB.
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.

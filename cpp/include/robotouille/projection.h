@@ -356,12 +356,24 @@ constexpr int32_t kArrivalSlot = 32;
 // retries the rows that failed with no fallback. With upgrade_seconds > 0, an upgrade starts
 // only when construction so far predicts that it ends within that many seconds of
 // construction, and one that runs over is dropped (its fallback stays).
+// The default upgrade caps suit about kUpgradeCapSeconds of upgrades (a 10 s search's share);
+// a search that derives a longer upgrade_seconds from its time limit raises them in proportion
+// (search.cc), since the time check, not the caps, should then decide what gets built, up to
+// kMaxUpgradeCapScale times (construction holds about 200-400 bytes per abstract state while
+// it runs: 1.7 GB for multi_agent/8's 7.7M).
+inline constexpr double kUpgradeCapSeconds = 4.0;
+inline constexpr double kMaxUpgradeCapScale = 6.0;
 struct ProjectionLimits {
   int64_t max_states = 120'000;
   int64_t max_total_states = 1'200'000;
   int64_t upgrade_states = 480'000;
   int64_t upgrade_total_states = 2'400'000;
   double upgrade_seconds = 0;
+  // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
+  // A search that scales the upgrade caps keeps this one: a retry's predicted size comes from
+  // a failed enumeration, and on multi_agent/10 the pots' retries, let grow, took the whole
+  // upgrade share and then failed, so that no full row was upgraded.
+  int64_t retry_states = -1;
   int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
   bool timer_sinks = true;    // false: no row gets a sink (see "Repeated timers"); likewise
