@@ -873,8 +873,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const double expected = seconds() + per_state * static_cast<double>(u.predicted);
     const int64_t row_cap =
         u.retry && limits.retry_states >= 0 ? limits.retry_states : limits.upgrade_states;
-    const int64_t cap =
-        std::min(row_cap, limits.upgrade_total_states - abstract_states_ - reserved_states + coarse);
+    const int64_t cap = std::min(
+        row_cap, limits.upgrade_total_states - abstract_states_ - reserved_states + coarse);
     // Too slow or too large now; a later entry may still fit (retries have their own rates).
     if ((timed && expected > limits.upgrade_seconds) || u.predicted > cap) continue;
     int64_t entries = 0;
