@@ -101,8 +101,9 @@ class CounterTable {
   }
 
   uint32_t intern(const IntVec& key) {
-    const auto [id, fresh] = ids_.find_or_insert(
-        hash(key), static_cast<uint32_t>(keys_.size()), [&](uint32_t c) { return keys_[c] == key; });
+    const auto [id, fresh] =
+        ids_.find_or_insert(hash(key), static_cast<uint32_t>(keys_.size()),
+                            [&](uint32_t c) { return keys_[c] == key; });
     if (fresh) {
       if (id >= kLocalKey) throw std::length_error("search: more than 2^31 counter values");
       keys_.push_back(key);
