@@ -623,6 +623,10 @@ NB_MODULE(_core, m) {
           robotouille::ProjectionLimits& l = o.projection_limits;
           for (auto [key, value] : nb::cast<nb::dict>(projection_limits)) {
             const std::string name = nb::cast<std::string>(key);
+            const bool counts_states = name.ends_with("_states");
+            if (counts_states && !nb::isinstance<nb::int_>(value)) {
+              throw std::invalid_argument("projection limit '" + name + "' is no integer");
+            }
             if (name == "max_states") {
               l.max_states = nb::cast<int64_t>(value);
             } else if (name == "max_total_states") {

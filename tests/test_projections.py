@@ -1091,6 +1091,7 @@ def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_
     for limits, error in (
         ({"states": 1}, "unknown projection limit 'states'"),
         ({"upgrade_states": -1}, "projection limit 'upgrade_states' is negative"),
+        ({"max_states": 1.5e5}, "projection limit 'max_states' is no integer"),
     ):
         with pytest.raises(ValueError, match=error):
             _core.search(env.task.core, env._words[0], env._counters[0], projection_limits=limits)

@@ -73,6 +73,8 @@ AGENDA_STAGE_PROJECTION_LIMITS: dict[str, float] = {
 multi_agent/8 building the default tables took 7-10 s per stage, most of the agenda's time."""
 AGENDA_POLISH_STRIDE = 4
 """Steps the agenda's polishing moves back along its plan between two searches."""
+_UPGRADE_SHARE = 0.4
+"""The share of a search's time limit that building larger projections may take (search.cc)."""
 PROGRESS_EVERY = 1.0
 """Seconds between two progress reports of a search (see :func:`plan`)."""
 
@@ -649,6 +651,11 @@ def _agenda_run(
         left = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if left is not None and left <= 0:
             raise SearchLimitError("time_limit", totals())
+        if limits is None and left is not None:
+            # A search's upgrade caps grow with its time limit (plan's time_limit); a
+            # polishing search is held to the stage budget instead, so its caps stay as they
+            # are, with the upgrade share a search of the time left would take.
+            limits = {"upgrade_seconds": _UPGRADE_SHARE * left}
         try:
             found = _run(
                 stage,
