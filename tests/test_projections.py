@@ -1140,6 +1140,25 @@ def test_a_row_just_over_the_first_cap_is_retried_under_the_upgrade_caps() -> No
     )
 
 
+def test_a_retried_row_keeps_the_unscaled_upgrade_cap() -> None:
+    """The upgrade caps that grow with the time limit leave a retry's cap as given (its size
+    is predicted from a failed enumeration): the pot of the test above, retried under an
+    upgrade cap of 100,000 states, is not built at 20 s, where the other upgrades may have
+    200,000; naming those caps and the share (no scaling) with 200,000 builds it."""
+    (instance,) = datasets.load("multi_agent", seeds=[210], tasks=["7_onion_potato_tomato_soup"])
+    env = instance.load()
+
+    def built(time_limit: float, limits: dict[str, float]) -> int:
+        with pytest.raises(SearchLimitError) as stopped:
+            _run(env, "astar", "projections", 1, None, time_limit, None, projection_limits=limits)
+        return stopped.value.stats.abstract_states
+
+    doubled = {"upgrade_states": 200_000, "upgrade_total_states": 4_800_000}
+    scaled = built(20, {"upgrade_states": 100_000})
+    named = built(20, doubled | {"upgrade_seconds": 8})
+    assert named - scaled > 120_000
+
+
 def test_goal_items_leave_for_the_bottom_only_under_the_stack_shapes() -> None:
     """An item put down on a station that need not be empty breaks "one stack per station":
     the bottom-item companions go, the top's stay."""
