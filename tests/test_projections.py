@@ -79,6 +79,17 @@ def start_stats(
     return _start_stats(env, tables or None, limits=limits, threads=threads)
 
 
+def timed_start_stats(
+    env: robotouille.Env, time_limit: float, limits: dict[str, float]
+) -> robotouille.SearchStats:
+    """The statistics of a search from the env's state that stops after its first state, under
+    a time limit (which sets the upgrade share, unless the limits name one)."""
+    with pytest.raises(SearchLimitError) as stopped:
+        _run(env, "astar", "projections", 1, None, time_limit, None, projection_limits=limits)
+    assert stopped.value.limit == "max_states"
+    return stopped.value.stats
+
+
 def bound(env: robotouille.Env, *, limits: dict[str, float] | None = None, **tables: Any) -> int:
     """The A* bound at the env's state: max(projections, time bound) (see start_stats)."""
     value: int = start_stats(env, limits=limits, **tables)["initial_h"]
@@ -899,10 +910,8 @@ def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
     env = instance.load()
 
     def start(time_limit: float, limits: dict[str, float]) -> tuple[int, int]:
-        with pytest.raises(SearchLimitError) as stopped:
-            _run(env, "astar", "projections", 1, None, time_limit, None, projection_limits=limits)
-        assert stopped.value.limit == "max_states"
-        return stopped.value.stats.abstract_states, stopped.value.stats.initial_h
+        stats = timed_start_stats(env, time_limit, limits)
+        return stats.abstract_states, stats.initial_h
 
     caps = {"max_states": 44_000, "upgrade_states": 30_000}
     scaled = start(20, caps)
@@ -1147,16 +1156,10 @@ def test_a_retried_row_keeps_the_unscaled_upgrade_cap() -> None:
     200,000; naming those caps and the share (no scaling) with 200,000 builds it."""
     (instance,) = datasets.load("multi_agent", seeds=[210], tasks=["7_onion_potato_tomato_soup"])
     env = instance.load()
-
-    def built(time_limit: float, limits: dict[str, float]) -> int:
-        with pytest.raises(SearchLimitError) as stopped:
-            _run(env, "astar", "projections", 1, None, time_limit, None, projection_limits=limits)
-        return stopped.value.stats.abstract_states
-
     doubled = {"upgrade_states": 200_000, "upgrade_total_states": 4_800_000}
-    scaled = built(20, {"upgrade_states": 100_000})
-    named = built(20, doubled | {"upgrade_seconds": 8})
-    assert named - scaled > 120_000
+    scaled = timed_start_stats(env, 20, {"upgrade_states": 100_000})
+    named = timed_start_stats(env, 20, doubled | {"upgrade_seconds": 8})
+    assert named.abstract_states - scaled.abstract_states > 120_000
 
 
 def test_goal_items_leave_for_the_bottom_only_under_the_stack_shapes() -> None:
