@@ -80,12 +80,24 @@ def start_stats(
 
 
 def timed_start_stats(
-    env: robotouille.Env, time_limit: float, limits: dict[str, float]
+    env: robotouille.Env,
+    time_limit: float,
+    limits: dict[str, float],
+    max_memory_bytes: int | None = None,
 ) -> robotouille.SearchStats:
     """The statistics of a search from the env's state that stops after its first state, under
     a time limit (which sets the upgrade share, unless the limits name one)."""
     with pytest.raises(SearchLimitError) as stopped:
-        _run(env, "astar", "projections", 1, None, time_limit, None, projection_limits=limits)
+        _run(
+            env,
+            "astar",
+            "projections",
+            1,
+            max_memory_bytes,
+            time_limit,
+            None,
+            projection_limits=limits,
+        )
     assert stopped.value.limit == "max_states"
     return stopped.value.stats
 
@@ -905,7 +917,9 @@ def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
     """A search whose upgrade share (40% of its time limit) is longer than the caps were sized
     for (kUpgradeCapSeconds, 4 s) raises its upgrade caps in proportion, up to 6 times: at 20 s,
     twice the 30,000 states given, so the lettuce's 47,713-state row of the test above is built.
-    An upgrade share the caller names keeps the caps as given."""
+    An upgrade share the caller names keeps the caps as given, and so does a memory budget too
+    small for the construction the larger caps allow (400 bytes per abstract state, within half
+    the budget)."""
     (instance,) = datasets.load("asynchronous", seeds=[84], tasks=["9"])
     env = instance.load()
 
@@ -921,6 +935,11 @@ def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
     assert scaled[0] > kept[0] and scaled[1] > kept[1]
     # At most 6 times: 10,000 states are 60,000 at 120 s, as at 60 s.
     assert start(120, caps | {"upgrade_states": 10_000}) == scaled
+    # 2.4M states in all need 0.96 GB at 400 bytes each: within half of 10 GB twice over, not
+    # within half of 1 GB.
+    for budget, expected in ((10**10, scaled), (10**9, kept)):
+        stats = timed_start_stats(env, 20, caps, budget)
+        assert (stats.abstract_states, stats.initial_h) == expected
 
 
 def test_rows_with_many_key_combinations_fit_the_distance_tables() -> None:

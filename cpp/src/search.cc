@@ -527,6 +527,34 @@ struct alignas(64) Expander {
   }
 };
 
+// The caps a search builds its projection bound under. Larger projections make a tighter
+// bound but take seconds to build: under a time limit, upgrades must end within 40% of it
+// unless the caller names a share, and then the upgrade caps grow with that share
+// (kUpgradeCapSeconds): on the two-robot originals, rows of millions of states that a 120 s
+// search can afford raise the start bound by 7-9. Construction memory is not counted in
+// max_memory_bytes, so under that budget the scaled total holds at most half of it.
+ProjectionLimits bound_limits(const SearchOptions& options) {
+  ProjectionLimits limits = options.projection_limits;
+  limits.threads = std::max<int32_t>(1, options.threads);
+  if (limits.upgrade_seconds > 0) return limits;
+  limits.upgrade_seconds = 0.4 * options.time_limit;
+  double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
+  if (options.max_memory_bytes > 0 && limits.upgrade_total_states > 0) {
+    const double room = 0.5 * static_cast<double>(options.max_memory_bytes) /
+                        (kConstructionBytesPerState *
+                         static_cast<double>(limits.upgrade_total_states));
+    scale = std::min(scale, room);
+  }
+  if (scale <= 1) return limits;
+  auto scaled = [scale](int64_t cap) {
+    return static_cast<int64_t>(static_cast<double>(cap) * scale);
+  };
+  if (limits.retry_states < 0) limits.retry_states = limits.upgrade_states;
+  limits.upgrade_states = scaled(limits.upgrade_states);
+  limits.upgrade_total_states = scaled(limits.upgrade_total_states);
+  return limits;
+}
+
 class Searcher {
  public:
   Searcher(const Task& task, const uint64_t* words, const int32_t* counters,
@@ -590,25 +618,7 @@ class Searcher {
           projected.num_nodes != task.num_nodes || projected.num_counters != task.num_counters) {
         throw std::invalid_argument("projection_task is not the searched task with another goal");
       }
-      // Larger projections make a tighter bound but take seconds to build: under a time
-      // limit, upgrades must end within 40% of it (by default), and the upgrade caps grow
-      // with that share (kUpgradeCapSeconds): on the two-robot originals, rows of millions of
-      // states that a 120 s search can afford raise the start bound by 7-9.
-      ProjectionLimits limits = options.projection_limits;
-      if (limits.upgrade_seconds <= 0) {
-        limits.upgrade_seconds = 0.4 * options.time_limit;
-        const double scale =
-            std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
-        if (scale > 1) {
-          auto scaled = [scale](int64_t cap) {
-            return static_cast<int64_t>(static_cast<double>(cap) * scale);
-          };
-          if (limits.retry_states < 0) limits.retry_states = limits.upgrade_states;
-          limits.upgrade_states = scaled(limits.upgrade_states);
-          limits.upgrade_total_states = scaled(limits.upgrade_total_states);
-        }
-      }
-      limits.threads = std::max<int32_t>(1, options.threads);
+      const ProjectionLimits limits = bound_limits(options);
       x.projection = std::make_unique<ProjectionHeuristic>(projected, *options.projections,
                                                            x.words.data(), x.counters.data(),
                                                            stop, limits);

@@ -359,10 +359,11 @@ constexpr int32_t kArrivalSlot = 32;
 // The default upgrade caps suit about kUpgradeCapSeconds of upgrades (a 10 s search's share);
 // a search that derives a longer upgrade_seconds from its time limit raises them in proportion
 // (search.cc), since the time check, not the caps, should then decide what gets built, up to
-// kMaxUpgradeCapScale times (construction holds about 200-400 bytes per abstract state while
-// it runs: 1.7 GB for multi_agent/8's 7.7M).
+// kMaxUpgradeCapScale times. Construction holds up to about kConstructionBytesPerState per
+// abstract state while it runs (1.7 GB for multi_agent/8's 7.7M, 1.0 GB for /9's 2.6M).
 inline constexpr double kUpgradeCapSeconds = 4.0;
 inline constexpr double kMaxUpgradeCapScale = 6.0;
+inline constexpr double kConstructionBytesPerState = 400.0;
 struct ProjectionLimits {
   int64_t max_states = 120'000;
   int64_t max_total_states = 1'200'000;
