@@ -795,8 +795,9 @@ def plan(
             size caps are built only if they are predicted to end within 40% of it; past
             10 s, the caps on their size grow with it (up to 6 times, at 60 s): a long search
             gets a tighter bound, and its construction may then hold a few GB (not counted in
-            ``max_memory_bytes``; under that budget they grow only while half of it holds
-            them, at 400 bytes per abstract state).
+            ``max_memory_bytes``, which the search's tables fill only after construction
+            ends; under that budget they grow only while it holds them, at 400 bytes per
+            abstract state).
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.
