@@ -529,7 +529,7 @@ struct alignas(64) Expander {
 
 // The caps a search builds its projection bound under. Larger projections make a tighter
 // bound but take seconds to build: under a time limit, upgrades must end within 40% of it
-// unless the caller names a share, and then the upgrade caps grow with that share
+// (kUpgradeShare) unless the caller names a share, and then the upgrade caps grow with that share
 // (kUpgradeCapSeconds): on the two-robot originals, rows of millions of states that a 120 s
 // search can afford raise the start bound by 7-9. max_memory_bytes counts the search's
 // tables, which grow only after construction has released its scratch, so under that budget
@@ -538,7 +538,7 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   ProjectionLimits limits = options.projection_limits;
   limits.threads = std::max<int32_t>(1, options.threads);
   if (limits.upgrade_seconds > 0) return limits;
-  limits.upgrade_seconds = 0.4 * options.time_limit;
+  limits.upgrade_seconds = kUpgradeShare * options.time_limit;
   double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
   if (options.max_memory_bytes > 0 && limits.upgrade_total_states > 0) {
     const double room = static_cast<double>(options.max_memory_bytes) /

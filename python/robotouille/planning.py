@@ -74,7 +74,8 @@ multi_agent/8 building the default tables took 7-10 s per stage, most of the age
 AGENDA_POLISH_STRIDE = 4
 """Steps the agenda's polishing moves back along its plan between two searches."""
 _UPGRADE_SHARE = 0.4
-"""The share of a search's time limit that building larger projections may take (search.cc)."""
+"""The share of a search's time limit that building larger projections may take
+(``kUpgradeShare`` in projection.h)."""
 PROGRESS_EVERY = 1.0
 """Seconds between two progress reports of a search (see :func:`plan`)."""
 
