@@ -31,6 +31,7 @@ from robotouille.projections import (
     ARRIVAL_SLOT,
     IDLE_BLOCKED,
     IDLE_SETS,
+    MAX_FACTS,
     ProjectionTables,
     _arrival_shapes,
     _hands,
@@ -690,6 +691,64 @@ def test_two_robots_get_arrivals_only_where_one_robot_stands_at_a_station() -> N
     layout["players"].append({"name": "robot", "x": 3, "y": 1, "direction": [0, -1]})
     assert find_projections(robotouille.load(layout).task).arrivals.any()
     assert not find_projections(robotouille.load(layout, domain).task).arrivals.any()
+
+
+def _long_kitchen(tables: int) -> robotouille.Env:
+    """A board and `tables` tables in two rows, a lettuce on the last table, two robots; the
+    goal: the lettuce cut. The lettuce's row with the robots' positions has about four facts
+    per station (its own places and both robots')."""
+    width = tables // 2 + 1
+    places = [("board", 0, 0)] + [("table", x, 0) for x in range(1, width)]
+    places = (places + [("table", x, 4) for x in range(width)])[: tables + 1]
+    layout = {
+        "version": "1.0.0",
+        "width": width,
+        "height": 5,
+        "config": {"num_cuts": {"default": 2}},
+        "stations": [{"name": n, "x": x, "y": y} for n, x, y in places],
+        "items": [
+            {
+                "name": "lettuce",
+                "x": places[-1][1],
+                "y": places[-1][2],
+                "stack-level": 0,
+                "predicates": ["iscuttable"],
+            }
+        ],
+        "players": [
+            {"name": "robot", "x": 1, "y": 1, "direction": [0, -1]},
+            {"name": "robot", "x": 2, "y": 3, "direction": [0, 1]},
+        ],
+        "goal_description": "Cut the lettuce",
+        "goal": [{"predicate": "iscut", "args": ["lettuce"], "ids": [1]}],
+    }
+    return robotouille.load(layout)  # type: ignore[arg-type]
+
+
+def test_a_row_over_two_words_keeps_the_robots_positions() -> None:
+    """An abstract state holds up to MAX_FACTS facts (three words): with 30 tables the
+    lettuce's full row has 132, more than two words hold, and is built. It bounds the optimum
+    exactly, where its fallback (moves free) bounds it lower, and never exceeds the steps to
+    go along an optimal plan."""
+    env = _long_kitchen(30)
+    tables = find_projections(env.task)
+    sizes = np.diff(tables.fact_begin).tolist()
+    assert tables.fallback.tolist() == [0, 1]
+    assert 128 < sizes[0] <= MAX_FACTS
+    plan = robotouille.plan(env)
+    assert bound(env) == plan.length == 6
+    assert bound(env, **_as_lists(_keep_rows(tables, [1]))) < plan.length
+    assert_within_steps_to_go(env, plan)
+
+
+def test_a_row_over_max_facts_is_left_out() -> None:
+    """With 48 tables the lettuce's full row would need more than MAX_FACTS facts: only the row
+    without positions is kept, and the bound stays within the optimum."""
+    env = _long_kitchen(48)
+    tables = find_projections(env.task)
+    assert tables.fallback.tolist() == [0]
+    assert np.diff(tables.fact_begin).tolist()[0] < 128
+    assert 0 < bound(env) < robotouille.plan(env).length
 
 
 @needs_shared

@@ -27,7 +27,7 @@
 namespace robotouille {
 namespace {
 
-constexpr int32_t kMaxFacts = 128;
+constexpr int32_t kMaxFacts = 64 * ProjectionHeuristic::kBitsWords;
 // Unreachable. Distances stay far below (projected plans are shorter than a real one), and a
 // sum of up to 2^17 projections of at most kUnreached each fits an int32, so sums need no test.
 constexpr uint16_t kUnreached = 0x3FFF;
@@ -42,13 +42,49 @@ void check_csr(const IntVec& begin, size_t rows, size_t values, const std::strin
   require_offsets(kTables, begin, rows, values, name);
 }
 
-size_t plain_slot(uint64_t a, uint64_t b, size_t slots) {
-  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+// A plain key's slot in a table of `slots` (a power of two), from its first `words` words (words
+// past them, 0, would not change it).
+template <size_t words>
+size_t plain_slot(const uint64_t* key, size_t slots) {
+  uint64_t h = key[0];
+  for (size_t k = 1; k < words; ++k) h ^= key[k] * (0x9E3779B97F4A7C15ULL + 2 * k);
+  h *= 0xBF58476D1CE4E5B9ULL;
   h ^= h >> 31;
   return static_cast<size_t>(h) & (slots - 1);
 }
 
 using Bits = ProjectionHeuristic::Bits;
+
+// A key's bits: its first `bytes` bytes (a row's key_bytes: 8, 16 or 24), the other words 0.
+// Copies of a constant size: a memcpy of a variable size is a call, on the hottest paths.
+[[gnu::always_inline]] inline Bits read_bits(std::string_view key, size_t bytes) {
+  Bits bits;
+  switch (bytes) {
+    case 8:
+      std::memcpy(bits.w, key.data(), 8);
+      break;
+    case 16:
+      std::memcpy(bits.w, key.data(), 16);
+      break;
+    default:
+      std::memcpy(bits.w, key.data(), sizeof(bits.w));
+  }
+  return bits;
+}
+
+// Overwrites a key's bits (its first `bytes` bytes) with `bits`.
+[[gnu::always_inline]] inline void write_bits(std::string& key, const Bits& bits, size_t bytes) {
+  switch (bytes) {
+    case 8:
+      std::memcpy(key.data(), bits.w, 8);
+      break;
+    case 16:
+      std::memcpy(key.data(), bits.w, 16);
+      break;
+    default:
+      std::memcpy(key.data(), bits.w, sizeof(bits.w));
+  }
+}
 
 // How many times row `full` may outnumber its fallback `coarse` in states: the combinations of
 // the facts it adds (the robots' positions), grouped by their first argument (the robot) with
@@ -87,9 +123,9 @@ constexpr int32_t kDelayedNode = static_cast<int32_t>(EffectType::kDelayed);
 // states need more is dropped (projection.h, "Timers").
 constexpr uint32_t kMaxTimerChoices = 8;
 
-// The key of a row's sink (projection.h, "Repeated timers"): its length is no real key's (16
-// bytes, then 4 + 4 per node for each listed template).
-constexpr char kSinkBytes[17] = {};
+// The key of a row's sink (projection.h, "Repeated timers"): its length is no real key's (8, 16
+// or 24 bytes, then 4 + 4 per node for each listed template), and its bits read as none.
+constexpr char kSinkBytes[sizeof(ProjectionHeuristic::Bits::w) + 1] = {};
 constexpr std::string_view kSinkKey(kSinkBytes, sizeof(kSinkBytes));
 
 // Per template (in the given order), its family (projection.h, "Repeated timers"): templates
@@ -176,6 +212,15 @@ bool distances_into(std::vector<uint16_t>& table, int32_t columns, int32_t first
       });
 }
 
+// Whether the `words` words at `a` and `b` are equal.
+template <size_t words>
+bool same_words(const char* a, const char* b) {
+  uint64_t x[words], y[words];
+  std::memcpy(x, a, sizeof(x));
+  std::memcpy(y, b, sizeof(y));
+  return std::equal(x, x + words, y);
+}
+
 // Abstract state keys by id, one after another in one buffer: a projection has up to millions,
 // and a string each would cost an allocation and twice the bytes.
 class KeyArena {
@@ -185,15 +230,21 @@ class KeyArena {
     const size_t begin = id == 0 ? 0 : end_[id - 1];
     return {bytes_.data() + begin, end_[id] - begin};
   }
-  // Whether key `id` is `key`; keys of two words (no timers, most of them) without a memcmp.
+  // Whether key `id` is `key`; keys of bits alone (no timers, most of them) without a memcmp.
   bool equals(size_t id, std::string_view key) const {
     const size_t begin = id == 0 ? 0 : end_[id - 1];
     if (end_[id] - begin != key.size()) return false;
-    if (key.size() != 2 * sizeof(uint64_t)) return (*this)[id] == key;
-    uint64_t mine[2], theirs[2];
-    std::memcpy(mine, bytes_.data() + begin, sizeof(mine));
-    std::memcpy(theirs, key.data(), sizeof(theirs));
-    return mine[0] == theirs[0] && mine[1] == theirs[1];
+    const char* mine = bytes_.data() + begin;
+    switch (key.size()) {
+      case 8:
+        return same_words<1>(mine, key.data());
+      case 16:
+        return same_words<2>(mine, key.data());
+      case 24:
+        return same_words<3>(mine, key.data());
+      default:
+        return std::memcmp(mine, key.data(), key.size()) == 0;
+    }
   }
   void push_back(std::string_view key) {
     bytes_.append(key);
@@ -273,7 +324,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   for (size_t p = 0; p < n; ++p) {
     require(spec.fact_begin[p + 1] - spec.fact_begin[p] <= kMaxFacts,
-            "a projection has more than 128 facts");
+            "a projection has more than " + std::to_string(kMaxFacts) + " facts");
   }
   require(spec.arrivals.empty() || spec.arrivals.size() == spec.groundings.size(),
           "arrivals and groundings differ in size");
@@ -1314,7 +1365,7 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
   for (const auto& [bit, fact] : p.merged) {
     if (test_bit(words, fact)) bits.set(bit);
   }
-  key_.assign(reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+  key_.assign(reinterpret_cast<const char*>(bits.w), p.key_bytes);
   if (p.templates.empty()) return;
   listed_.clear();  // (the template's id in keys, the template)
   for (int32_t i = 0; i < counters[1]; ++i) {
@@ -1384,8 +1435,7 @@ void ProjectionHeuristic::read_robot_swap(const ProjectionSpec& spec, int32_t in
 
 void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key) {
   if (p.swap_groups.empty()) return;
-  Bits bits;
-  std::memcpy(bits.w, key.data(), sizeof(bits.w));
+  Bits bits = read_bits(key, p.key_bytes);
   Bits image = bits;
   auto shifted = [](uint64_t x, int32_t by) { return by >= 0 ? x << by : x >> -by; };
   // Every bit is in at most one pair, so each group clears and refills only its own bits.
@@ -1393,16 +1443,16 @@ void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key
     image.w[g.from] = (image.w[g.from] & ~g.mask) | shifted(bits.w[g.to] & g.to_mask, -g.shift);
     image.w[g.to] = (image.w[g.to] & ~g.to_mask) | shifted(bits.w[g.from] & g.mask, g.shift);
   }
-  if (key.size() == sizeof(bits.w)) {  // no timers
-    if (image.w[1] < bits.w[1] || (image.w[1] == bits.w[1] && image.w[0] < bits.w[0])) {
-      key.replace(0, sizeof(image.w), reinterpret_cast<const char*>(image.w), sizeof(image.w));
+  if (key.size() == p.key_bytes) {  // no timers
+    if (image < bits) {
+      write_bits(key, image, p.key_bytes);
     }
     return;
   }
   // Keys compare bytewise, so where the image's bits differ they alone decide: a larger image
   // leaves the key as it is without listing its templates.
   int bits_order = 0;  // as memcmp orders their bytes (little-endian words)
-  for (int32_t w = 0; w < 2 && bits_order == 0; ++w) {
+  for (int32_t w = 0; w < kBitsWords && bits_order == 0; ++w) {
     if (image.w[w] != bits.w[w]) {
       bits_order = __builtin_bswap64(image.w[w]) < __builtin_bswap64(bits.w[w]) ? -1 : 1;
     }
@@ -1411,7 +1461,7 @@ void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key
   // The listed templates renamed (their node words stay), sorted again where the key sorts.
   std::vector<std::pair<int32_t, size_t>>& listed = swapped_listed_;  // (image id, offset)
   listed.clear();
-  for (size_t at = sizeof(bits.w); at < key.size();) {
+  for (size_t at = p.key_bytes; at < key.size();) {
     int32_t t;
     std::memcpy(&t, key.data() + at, 4);
     const auto it = std::lower_bound(p.swap_templates.begin(), p.swap_templates.end(),
@@ -1423,7 +1473,7 @@ void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key
     std::stable_sort(listed.begin(), listed.end(),
                      [](const auto& x, const auto& y) { return x.first < y.first; });
   }
-  swapped_key_.assign(reinterpret_cast<const char*>(image.w), sizeof(image.w));
+  swapped_key_.assign(reinterpret_cast<const char*>(image.w), p.key_bytes);
   for (const auto& [t, at] : listed) {
     swapped_key_.append(reinterpret_cast<const char*>(&t), 4);
     swapped_key_.append(key, at + 4, 4 * static_cast<size_t>(task_.spec.template_count[t]));
@@ -1446,7 +1496,7 @@ bool ProjectionHeuristic::share_row(const ProjectionSpec& spec, size_t row) {
   read_view(spec, static_cast<int32_t>(row), true, view, bit_of, merged);
   const Bits& bits = source->merged_bits;
   if (view.facts.size() != source->facts.size() || view.merged.size() != source->merged.size() ||
-      view.merged_bits.w[0] != bits.w[0] || view.merged_bits.w[1] != bits.w[1]) {
+      !(view.merged_bits == bits)) {
     return false;
   }
   Projection p = *source;  // the tables, and how its bits and timers are laid out
@@ -1579,12 +1629,13 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       p.idle_free = q[3];
     }
   }
-  const size_t used_bits = p.facts.size() + (arrivals ? history_bits : 0);
+  size_t used_bits = p.facts.size() + (arrivals ? history_bits : 0);
   if (!p.idle_places.empty() && used_bits < static_cast<size_t>(kMaxFacts)) {
-    p.idle_bit = static_cast<int32_t>(used_bits);
+    p.idle_bit = static_cast<int32_t>(used_bits++);
   } else {
     p.idle_places.clear();
   }
+  p.key_bytes = 8 * std::max<size_t>(1, (used_bits + 63) / 64);
   if (p.picked_bit >= 0) {
     p.slot_holds.assign(static_cast<size_t>(robot_slots), Bits{});
     for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
@@ -1696,7 +1747,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     // Families below 64 (a row has few templates); a list that repeats only a family above
     // that is kept as without a sink: admissible either way, the row only stays larger.
     uint64_t seen = 0;
-    for (size_t at = sizeof(Bits::w); at < key.size();) {
+    for (size_t at = p.key_bytes; at < key.size();) {
       int32_t t;
       std::memcpy(&t, key.data() + at, 4);
       at += 4 + 4 * static_cast<size_t>(s.template_count[t]);
@@ -1718,7 +1769,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // its hash. In between, the enumeration below gathers a state's targets and prefetches
   // their slots: each lookup is a cache miss in an index of up to millions of keys.
   auto canonical = [&]() {
-    if (sink_repeats && key_.size() > sizeof(Bits::w) && repeats_a_family(key_)) {
+    if (sink_repeats && key_.size() > p.key_bytes && repeats_a_family(key_)) {
       key_.assign(kSinkKey);
     } else {
       canonical_robots(p, key_);
@@ -1731,12 +1782,11 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
     const auto [id, fresh] = intern_key(key_, hash);
     if (!fresh) return id;
-    Bits bits;
-    std::memcpy(bits.w, key_.data(), sizeof(bits.w));
+    Bits bits = read_bits(key_, p.key_bytes);
     auto intern_twin = [&](const Bits& twin) {
-      if (twin.w[0] == bits.w[0] && twin.w[1] == bits.w[1]) return;
+      if (twin == bits) return;
       twin_key.assign(key_);
-      twin_key.replace(0, sizeof(twin.w), reinterpret_cast<const char*>(twin.w), sizeof(twin.w));
+      write_bits(twin_key, twin, p.key_bytes);
       canonical_robots(p, twin_key);
       intern_key(twin_key, key_hash(twin_key));
     };
@@ -1784,8 +1834,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // robot idles at the object, kept by waiting and cleared by every other step.
   auto set_history = [&](const Bits& bits, const LocalAction* a) {
     if (p.arrival_bit < 0 && p.idle_bit < 0) return;
-    Bits next;
-    std::memcpy(next.w, key_.data(), sizeof(next.w));
+    Bits next = read_bits(key_, p.key_bytes);
     if (p.idle_bit >= 0) {
       const bool idles = a == nullptr ? bits.test(p.idle_bit) : (a->idle & kIdleSets) != 0;
       next.assign(p.idle_bit, idles && p.idle_place(next));
@@ -1809,7 +1858,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     for (int32_t k = 0; k < p.arrival_slots; ++k) {
       if (!here.test(k)) next.set(p.arrival_bit + k);
     }
-    key_.replace(0, sizeof(next.w), reinterpret_cast<const char*>(next.w), sizeof(next.w));
+    write_bits(key_, next, p.key_bytes);
   };
   // The scratch state stays zero between uses: clear() resets exactly what a step can have
   // written (fact words are few; in the counters, the list, the listed templates' node words
@@ -1828,23 +1877,21 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   };
   // Writes the merged bits of `from` into key_.
   auto keep_merged = [&](const Bits& from) {
-    Bits out;
-    std::memcpy(out.w, key_.data(), sizeof(out.w));
-    for (int32_t w = 0; w < 2; ++w) {
+    Bits out = read_bits(key_, p.key_bytes);
+    for (int32_t w = 0; w < kBitsWords; ++w) {
       out.w[w] = (out.w[w] & ~p.merged_bits.w[w]) | (from.w[w] & p.merged_bits.w[w]);
     }
-    key_.replace(0, sizeof(out.w), reinterpret_cast<const char*>(out.w), sizeof(out.w));
+    write_bits(key_, out, p.key_bytes);
   };
   auto materialize = [&](std::string_view key) {
-    Bits bits;
-    std::memcpy(bits.w, key.data(), sizeof(bits.w));
-    for (int32_t w = 0; w < 2; ++w) {
+    Bits bits = read_bits(key, p.key_bytes);
+    for (int32_t w = 0; w < kBitsWords; ++w) {
       for (uint64_t b = bits.w[w]; b; b &= b - 1) {
         const auto i = static_cast<size_t>(64 * w + std::countr_zero(b));
         if (i < p.facts.size()) set_bit(work.data(), p.facts[i], true);  // not arrival bits
       }
     }
-    size_t at = sizeof(bits.w);
+    size_t at = p.key_bytes;
     int32_t length = 0;
     while (at < key.size()) {
       int32_t t;
@@ -1863,8 +1910,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   const auto width = static_cast<int32_t>(p.facts.size());
   IntVec bucket_begin(static_cast<size_t>(width) + 2, 0), bucket;
   auto bucket_of = [&](const LocalAction& a) {
-    if (a.need_true.w[0]) return std::countr_zero(a.need_true.w[0]);
-    if (a.need_true.w[1]) return 64 + std::countr_zero(a.need_true.w[1]);
+    for (int32_t w = 0; w < kBitsWords; ++w) {
+      if (a.need_true.w[w]) return 64 * w + std::countr_zero(a.need_true.w[w]);
+    }
     return width;
   };
   for (const LocalAction& a : actions) ++bucket_begin[bucket_of(a) + 1];
@@ -1891,10 +1939,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     if (inside >= 2) mutexes.push_back(mask);
   }
   auto violates = [&]() {  // whether key_'s facts break an invariant
-    Bits bits;
-    std::memcpy(bits.w, key_.data(), sizeof(bits.w));
+    Bits bits = read_bits(key_, p.key_bytes);
     return std::any_of(mutexes.begin(), mutexes.end(), [&](const Bits& m) {
-      return std::popcount(bits.w[0] & m.w[0]) + std::popcount(bits.w[1] & m.w[1]) > 1;
+      return bits.common(m) > 1;
     });
   };
   // Per template of T, the bits of F it reads and writes (what it writes elsewhere is dropped);
@@ -1914,7 +1961,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     footprints.push_back(footprint(task_, t));
     reads_in_f.push_back(bits_in_f(footprints.back().reads));
     writes_in_f.push_back(bits_in_f(footprints.back().writes));
-    for (int32_t w = 0; w < 2; ++w) {
+    for (int32_t w = 0; w < kBitsWords; ++w) {
       timer_bits.w[w] |= reads_in_f.back().w[w] | writes_in_f.back().w[w];
     }
   }
@@ -2036,6 +2083,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     visit_root();
     for (Projection& q : sharers) {
       q.sorted_timers = p.sorted_timers;
+      q.key_bytes = p.key_bytes;
       project(q, words, counters);
       visit_root();
     }
@@ -2047,9 +2095,6 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // end-of-step pass, their order in the list never changes a step's result.
   // Only what the templates of T read or write within F can make their order matter: they
   // read only facts of F, and what they write outside F is dropped.
-  auto meet = [](const Bits& u, const Bits& v) {
-    return ((u.w[0] & v.w[0]) | (u.w[1] & v.w[1])) != 0;
-  };
   // Whether the root of template t writes a fact of F (which it negates on failing).
   auto root_writes_in_f = [&](int32_t t) {
     const int32_t root = s.template_first[t];
@@ -2080,8 +2125,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     return false;
   };
   auto commute = [&](size_t i, size_t j) {
-    if (!meet(writes_in_f[i], reads_in_f[j]) && !meet(writes_in_f[i], writes_in_f[j]) &&
-        !meet(writes_in_f[j], reads_in_f[i])) {
+    if (!writes_in_f[i].meets(reads_in_f[j]) && !writes_in_f[i].meets(writes_in_f[j]) &&
+        !writes_in_f[j].meets(reads_in_f[i])) {
       return true;
     }
     // Exclusive: of two conditionals that write nothing when their condition fails, at most one
@@ -2113,9 +2158,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
     current.assign(keys_list[id]);  // a copy: interning may move the arena's bytes
     const std::string& key = current;
-    Bits bits;
-    std::memcpy(bits.w, key.data(), sizeof(bits.w));
-    const bool timers = key.size() > sizeof(bits.w);
+    Bits bits = read_bits(key, p.key_bytes);
+    const bool timers = key.size() > p.key_bytes;
     // Waiting: one end-of-step pass (per way the timers can tick).
     waits.clear();
     bool too_many_choices = false;
@@ -2124,9 +2168,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
     const bool idling = p.idle_bit >= 0 && bits.test(p.idle_bit);
     auto visit = [&](const LocalAction& a) {
-      if ((bits.w[0] & a.need_true.w[0]) != a.need_true.w[0] ||
-          (bits.w[1] & a.need_true.w[1]) != a.need_true.w[1] ||
-          (bits.w[0] & a.need_false.w[0]) || (bits.w[1] & a.need_false.w[1])) {
+      if (!bits.covers(a.need_true) || bits.meets(a.need_false)) {
         return;
       }
       // A hand-over right after the pick, with no move between: impossible (projection.h).
@@ -2134,8 +2176,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       // Needs a full hand, or what the object rules out, while the robot idles: impossible.
       if ((a.idle & kIdleBlocked) && idling) return;
       const int32_t cost =
-          (a.cost == 2 ? ((bits.w[0] & a.hold.w[0]) || (bits.w[1] & a.hold.w[1]) ? 1 : 0)
-                       : a.cost) +
+          (a.cost == 2 ? (bits.meets(a.hold) ? 1 : 0) : a.cost) +
           ((a.arrival & kArrivalPick) && bits.test(p.arrival_bit + a.slot) ? 1 : 0);
       Bits next = bits;
       for (const auto& [bit, value] : a.effects) {
@@ -2148,18 +2189,16 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
         add_target(cost);
       };
       if (!timers && !a.starts_template) {
-        key_.assign(reinterpret_cast<const char*>(next.w), sizeof(next.w));
+        key_.assign(reinterpret_cast<const char*>(next.w), p.key_bytes);
         add_edge();
       } else if (!a.starts_template && !a.touches(timer_bits)) {
         // The end-of-step pass neither reads nor writes what the action changes, so the step
         // ends where waiting ends, with the action's effects on top.
         for (size_t w = 0; w < waits.size(); ++w) {
           key_ = waits[w];
-          Bits after;
-          std::memcpy(after.w, key_.data(), sizeof(after.w));
+          Bits after = read_bits(key_, p.key_bytes);
           for (const auto& [bit, value] : a.effects) after.assign(bit, value);
-          key_.replace(0, sizeof(after.w), reinterpret_cast<const char*>(after.w),
-                       sizeof(after.w));
+          write_bits(key_, after, p.key_bytes);
           add_edge();
         }
       } else {
@@ -2168,7 +2207,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
         too_many_choices = too_many_choices || !engine_steps(key, &a, next, add_edge);
       }
     };
-    for (int32_t w = 0; w < 2; ++w) {
+    for (int32_t w = 0; w < kBitsWords; ++w) {
       // F's bits only: the arrival bits after them have no bucket.
       const int32_t below = std::clamp(width - 64 * w, 0, 64);
       const uint64_t facts_mask = below == 64 ? ~uint64_t{0} : (uint64_t{1} << below) - 1;
@@ -2226,7 +2265,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     const auto atoms = static_cast<int32_t>(task_.spec.goal_atom_base.size());
     for (int32_t a = 0; a < atoms; ++a) {
       if (!task_.atom_facts_under(a, nullptr, 1 << 16, atom_facts)) {
-        goal_mask.w[0] = goal_mask.w[1] = ~uint64_t{0};
+        for (uint64_t& w : goal_mask.w) w = ~uint64_t{0};
         break;
       }
       for (int32_t f : atom_facts) {
@@ -2247,10 +2286,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   const auto keys = static_cast<int32_t>(key_vars_.size());
   for (int32_t id = 0; id < count; ++id) {
     if ((id & 1023) == 1023 && stop && stop()) return false;
-    Bits bits;
-    std::memcpy(bits.w, keys_list[id].data(), sizeof(bits.w));
-    bits.w[0] &= goal_mask.w[0];
-    bits.w[1] &= goal_mask.w[1];
+    Bits bits = read_bits(keys_list[id], p.key_bytes);
+    bits &= goal_mask;
     const auto next_class = static_cast<uint32_t>(class_bits.size());
     bool fresh;
     if (id == sink) {
@@ -2259,10 +2296,10 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       goal_class[id] = sink_class;
     } else {
       const uint32_t hash =
-          key_hash(std::string_view(reinterpret_cast<const char*>(bits.w), sizeof(bits.w)));
+          key_hash(std::string_view(reinterpret_cast<const char*>(bits.w), p.key_bytes));
       uint32_t found;
       std::tie(found, fresh) = class_index.find_or_insert(hash, next_class, [&](uint32_t k) {
-        return class_bits[k].w[0] == bits.w[0] && class_bits[k].w[1] == bits.w[1];
+        return class_bits[k] == bits;
       });
       goal_class[id] = static_cast<int32_t>(found);
     }
@@ -2356,32 +2393,33 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       }
     }
     std::vector<Bits> bits(lifted ? static_cast<size_t>(count) : 0);
-    for (size_t id = 0; id < bits.size(); ++id) std::memcpy(bits[id].w, keys_list[id].data(), 16);
+    for (size_t id = 0; id < bits.size(); ++id) {
+      bits[id] = read_bits(keys_list[id], p.key_bytes);
+    }
     if (lifted && !build_via(p, spec, index, bits, sink, bit_of, reverse_begin, reverse_source,
                              reverse_cost, kMaxDistanceEntries - distance_entries_ - entries)) {
       return false;
     }
   }
-  // Abstract states without running timers (most) get an open-addressing table on their two
+  // Abstract states without running timers (most) get an open-addressing table on their bits'
   // words; the others stay in the string map.
   size_t plain = 0;
-  for (int32_t id = 0; id < count; ++id) plain += keys_list[id].size() == 16 ? 1 : 0;
+  for (int32_t id = 0; id < count; ++id) plain += keys_list[id].size() == p.key_bytes ? 1 : 0;
+  const size_t key_words = p.key_bytes / 8;
   size_t slots = 16;
   while (slots < 2 * plain) slots *= 2;
-  p.plain_keys.assign(slots * 2, 0);
+  p.plain_keys.assign(slots * key_words, 0);
   p.plain_ids.assign(slots, -1);
   for (int32_t id = 0; id < count; ++id) {
     const std::string_view key = keys_list[id];
-    if (key.size() != 16) {
+    if (key.size() != p.key_bytes) {
       p.ids.emplace(std::string(key), id);
       continue;
     }
-    uint64_t w[2];
-    std::memcpy(w, key.data(), 16);
-    size_t i = plain_slot(w[0], w[1], slots);
+    Bits bits = read_bits(key, p.key_bytes);
+    size_t i = plain_slot<kBitsWords>(bits.w, slots);
     while (p.plain_ids[i] >= 0) i = (i + 1) & (slots - 1);
-    p.plain_keys[2 * i] = w[0];
-    p.plain_keys[2 * i + 1] = w[1];
+    std::copy(bits.w, bits.w + key_words, p.plain_keys.begin() + i * key_words);
     p.plain_ids[i] = id;
   }
   p.states = count;
@@ -2399,7 +2437,7 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
   Bits unpaid;  // arrival bits set for a full hand or a covered object
   bool raised = false;  // a fresh-pick, unpaid arrival or the idle bit is set
   if (p.arrival_bit >= 0 || p.idle_bit >= 0) {
-    std::memcpy(bits.w, key_.data(), sizeof(bits.w));
+    bits = read_bits(key_, p.key_bytes);
     if (p.arrival_bit >= 0) bits = canonical_arrivals(p, bits);
     // Where a robot stands at the object with its hand full, or at a covered item, it must
     // move before it picks the object up (projection.h, "Arrivals"): its arrival is still to
@@ -2426,7 +2464,7 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
       bits.set(p.idle_bit);
       raised = true;
     }
-    key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+    write_bits(key_, bits, p.key_bytes);
   }
   canonical_robots(p, key_);
   const int32_t id = lookup(p);
@@ -2438,8 +2476,8 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
     bits.assign(p.picked_bit + slot, false);
   }
   if (p.idle_bit >= 0) bits.assign(p.idle_bit, false);
-  for (int32_t w = 0; w < 2; ++w) bits.w[w] &= ~unpaid.w[w];
-  key_.replace(0, sizeof(bits.w), reinterpret_cast<const char*>(bits.w), sizeof(bits.w));
+  for (int32_t w = 0; w < kBitsWords; ++w) bits.w[w] &= ~unpaid.w[w];
+  write_bits(key_, bits, p.key_bytes);
   canonical_robots(p, key_);
   return lookup(p);
 }
@@ -2454,7 +2492,7 @@ ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projecti
 bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, int32_t slot,
                                                  const Bits& bits, const uint64_t* words) const {
   const Bits& holds = p.slot_holds[slot];
-  if ((bits.w[0] & holds.w[0]) == 0 && (bits.w[1] & holds.w[1]) == 0) return false;
+  if (!bits.meets(holds)) return false;
   return std::none_of(hand_over_places_.begin(), hand_over_places_.end(), [&](const auto& at) {
     return at.slot == slot && test_bit(words, at.robot_at) && test_bit(words, at.container_at);
   });
@@ -2463,14 +2501,13 @@ bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, int32_t sl
 ProjectionHeuristic::Bits ProjectionHeuristic::colocated_slots(const Projection& p,
                                                                const Bits& bits) {
   Bits here;
+  const auto words = static_cast<int32_t>(p.key_bytes / 8);
   for (size_t k = 0; k < p.slot_places.size(); ++k) {
-    for (int32_t w = 0; w < 2; ++w) {
+    for (int32_t w = 0; w < words; ++w) {
       // A robot stands at one place: usually a single bit.
       for (uint64_t at = bits.w[w] & p.slot_places[k].w[w]; at != 0; at &= at - 1) {
         const Bits& objects = p.objects_at[static_cast<size_t>(w * 64 + std::countr_zero(at))];
-        if ((objects.w[0] & bits.w[0]) != 0 || (objects.w[1] & bits.w[1]) != 0) {
-          here.set(static_cast<int32_t>(k));
-        }
+        if (objects.meets(bits)) here.set(static_cast<int32_t>(k));
       }
     }
   }
@@ -2478,13 +2515,24 @@ ProjectionHeuristic::Bits ProjectionHeuristic::colocated_slots(const Projection&
 }
 
 int32_t ProjectionHeuristic::lookup(const Projection& p) const {
-  if (key_.size() == 16) {
-    uint64_t w[2];
-    std::memcpy(w, key_.data(), 16);
+  // A key without timers probes the open-addressing table, its width a constant.
+  auto probe = [&]<size_t words>() -> int32_t {
+    uint64_t key[words];
+    std::memcpy(key, key_.data(), sizeof(key));
     const size_t mask = p.plain_ids.size() - 1;
-    for (size_t i = plain_slot(w[0], w[1], p.plain_ids.size());; i = (i + 1) & mask) {
+    for (size_t i = plain_slot<words>(key, p.plain_ids.size());; i = (i + 1) & mask) {
       if (p.plain_ids[i] < 0) return -1;
-      if (p.plain_keys[2 * i] == w[0] && p.plain_keys[2 * i + 1] == w[1]) return p.plain_ids[i];
+      if (std::equal(key, key + words, p.plain_keys.data() + i * words)) return p.plain_ids[i];
+    }
+  };
+  if (key_.size() == p.key_bytes) {
+    switch (p.key_bytes) {
+      case 8:
+        return probe.template operator()<1>();
+      case 16:
+        return probe.template operator()<2>();
+      default:
+        return probe.template operator()<kBitsWords>();
     }
   }
   const auto found = p.ids.find(key_);

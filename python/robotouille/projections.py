@@ -119,8 +119,8 @@ from .symmetry import closed_groups, object_swap, task_symmetries
 
 IntArray = npt.NDArray[np.int64]
 
-MAX_FACTS = 128
-"""A projection keeps at most this many facts (two machine words); larger ones are dropped."""
+MAX_FACTS = 192
+"""A projection keeps at most this many facts (three machine words); larger ones are dropped."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
  * python/robotouille/projections.py for how the projections and the partition are chosen and
  * why the sum never overestimates; this file only computes it.
  *
- * A projection keeps a set F of facts (at most 128) and a set T of special-effect templates:
+ * A projection keeps a set F of facts (at most 192) and a set T of special-effect templates:
  * every template that writes a fact of F is in T, and the templates of T read only facts of F
  * (for a creation, the existence facts that pick the object it makes); what they write outside
  * F is dropped. An abstract state is F's truth values plus the templates of T in the active
@@ -276,6 +276,7 @@
 #ifndef ROBOTOUILLE_PROJECTION_H_
 #define ROBOTOUILLE_PROJECTION_H_
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -406,12 +407,46 @@ class ProjectionHeuristic {
   // immutable, and has scratch and caches of its own (it starts with a copy of this one's).
   std::unique_ptr<ProjectionHeuristic> clone() const;
 
-  // An abstract state's fact bits (at most 128), then its arrival bits.
+  // An abstract state's fact bits, then its history bits (arrivals, fresh picks, idling): at
+  // most kBitsWords * 64 in all. Three words: the full rows of the generator's larger kitchens
+  // need up to about 150.
+  static constexpr int32_t kBitsWords = 3;
   struct Bits {
-    uint64_t w[2] = {0, 0};
+    uint64_t w[kBitsWords] = {};
     void set(int32_t i) { set_bit(w, i, true); }
     void assign(int32_t i, bool value) { set_bit(w, i, value); }
     bool test(int32_t i) const { return test_bit(w, i); }
+    bool operator==(const Bits&) const = default;
+    // Whether some bit is set in both.
+    bool meets(const Bits& other) const {
+      uint64_t any = 0;
+      for (int32_t k = 0; k < kBitsWords; ++k) any |= w[k] & other.w[k];
+      return any != 0;
+    }
+    // Whether every bit of `other` is set here.
+    bool covers(const Bits& other) const {
+      for (int32_t k = 0; k < kBitsWords; ++k) {
+        if ((w[k] & other.w[k]) != other.w[k]) return false;
+      }
+      return true;
+    }
+    // The bits set in both, counted.
+    int32_t common(const Bits& other) const {
+      int32_t count = 0;
+      for (int32_t k = 0; k < kBitsWords; ++k) count += std::popcount(w[k] & other.w[k]);
+      return count;
+    }
+    Bits& operator&=(const Bits& other) {
+      for (int32_t k = 0; k < kBitsWords; ++k) w[k] &= other.w[k];
+      return *this;
+    }
+    // As numbers, the last word the most significant (the order canonical keys pick by).
+    bool operator<(const Bits& other) const {
+      for (int32_t k = kBitsWords - 1; k >= 0; --k) {
+        if (w[k] != other.w[k]) return w[k] < other.w[k];
+      }
+      return false;
+    }
   };
 
  private:
@@ -486,7 +521,10 @@ class ProjectionHeuristic {
     std::vector<SwapGroup> swap_groups;
     std::vector<std::pair<int32_t, int32_t>> swap_templates;
     int32_t width = 1;   // distances per (state, combination): one per role, at least 1
-    std::vector<uint64_t> plain_keys;  // open addressing: keys without timers (two words)
+    // An abstract state's key: its bits' words up to the last that the row uses (most rows
+    // need two), then its templates and their node words (see project()).
+    size_t key_bytes = sizeof(Bits::w);
+    std::vector<uint64_t> plain_keys;  // open addressing: keys without timers
     IntVec plain_ids;                  // ... and their ids (-1: empty slot)
     std::unordered_map<std::string, int32_t> ids;  // the other keys -> state id
     // Distances: combination c and role r read column column_of[c * width + r] of
