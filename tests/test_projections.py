@@ -1314,6 +1314,13 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         bad[field] = value
         with pytest.raises(ValueError, match="projection tables"):
             bound(env, **bad)
+    # A row of more facts than an abstract state holds (the task has fewer: some repeat).
+    bad = copy.deepcopy(good)
+    first = bad["fact_begin"][1]
+    bad["facts"] = [f % env.task.num_facts for f in range(MAX_FACTS + 1)] + bad["facts"][first:]
+    bad["fact_begin"] = [0] + [b - first + MAX_FACTS + 1 for b in bad["fact_begin"][1:]]
+    with pytest.raises(ValueError, match=f"more than {MAX_FACTS} facts"):
+        bound(env, **bad)
     del good["groundings"]
     with pytest.raises(ValueError, match="groundings"):
         bound(env, **good)
