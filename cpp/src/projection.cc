@@ -212,15 +212,6 @@ bool distances_into(std::vector<uint16_t>& table, int32_t columns, int32_t first
       });
 }
 
-// Whether the `words` words at `a` and `b` are equal.
-template <size_t words>
-bool same_words(const char* a, const char* b) {
-  uint64_t x[words], y[words];
-  std::memcpy(x, a, sizeof(x));
-  std::memcpy(y, b, sizeof(y));
-  return std::equal(x, x + words, y);
-}
-
 // Abstract state keys by id, one after another in one buffer: a projection has up to millions,
 // and a string each would cost an allocation and twice the bytes.
 class KeyArena {
@@ -234,17 +225,11 @@ class KeyArena {
   bool equals(size_t id, std::string_view key) const {
     const size_t begin = id == 0 ? 0 : end_[id - 1];
     if (end_[id] - begin != key.size()) return false;
-    const char* mine = bytes_.data() + begin;
-    switch (key.size()) {
-      case 8:
-        return same_words<1>(mine, key.data());
-      case 16:
-        return same_words<2>(mine, key.data());
-      case 24:
-        return same_words<3>(mine, key.data());
-      default:
-        return std::memcmp(mine, key.data(), key.size()) == 0;
+    const std::string_view mine(bytes_.data() + begin, key.size());
+    if (key.size() == 8 || key.size() == 16 || key.size() == sizeof(Bits::w)) {
+      return read_bits(mine, key.size()) == read_bits(key, key.size());
     }
+    return std::memcmp(mine.data(), key.data(), key.size()) == 0;
   }
   void push_back(std::string_view key) {
     bytes_.append(key);
