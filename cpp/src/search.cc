@@ -493,6 +493,11 @@ struct alignas(64) Expander {
   std::vector<uint8_t> row;
   // Relocation pruning of the state being expanded (see Searcher::set_pruning).
   int32_t skip_robot = -1, only_robot = -1;
+  // Symmetric steps (search.h, "Symmetry reduction"): whether successors() generates one step
+  // per orbit of the state's stabilizer (not while a plan is extracted), and per object the
+  // class member it stands for there.
+  bool one_per_orbit = true;
+  IntVec representative;
   int64_t generated = 0, pruned = 0;
   // What this thread found in the current batch (see Searcher::Expansion).
   std::vector<Child> children;
@@ -807,7 +812,10 @@ class Searcher {
       visit(groundings, n, status);
     };
     if (!simultaneous) {
+      const bool orbits = x.canon && x.one_per_orbit;
+      if (orbits) x.canon->stabilizer(x.words.data(), x.counters.data(), x.representative);
       for (int32_t g : x.valid) {
+        if (orbits && symmetric_step(x, g)) continue;
         // Relocation pruning (search.h): after robot r's move, neither r's moves nor a no-op.
         if (x.skip_robot >= 0 && (relocated_[g] == x.skip_robot || no_op_[g])) continue;
         if (x.only_robot >= 0 && relocated_[g] != x.only_robot && !no_op_[g]) continue;
@@ -847,6 +855,23 @@ class Searcher {
       }
       if (r == players) break;
     }
+  }
+
+  // Whether grounding g has a symmetric twin among the state's steps that successors()
+  // generates instead: g names an object whose representative (Canonicalizer::stabilizer) is
+  // another object that g does not name. Trading the two maps the state onto itself, so the
+  // twin is valid and leads to the same orbit; replacing such objects one by one ends at a
+  // step that names only representatives (or both of a pair), which is generated.
+  bool symmetric_step(const Expander& x, int32_t g) const {
+    const int32_t params = task_.max_params;
+    const int32_t* args = task_.spec.grounding_args.data() + static_cast<size_t>(g) * params;
+    for (int32_t k = 0; k < params && args[k] >= 0; ++k) {
+      const int32_t stands_for = x.representative[args[k]];
+      if (stands_for != args[k] && std::find(args, args + params, stands_for) == args + params) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // Rewrites a state into the one the search stores for it: the active list in its normal form
@@ -901,12 +926,14 @@ class Searcher {
     Expander& x = main();
     x.packer.unpack(store_->at(from), x.words.data(), x.counters.data());
     x.skip_robot = x.only_robot = -1;
+    x.one_per_orbit = false;
     std::vector<int32_t> found;
     successors(x, [&](const int32_t* groundings, int32_t n, int status) {
       if (!found.empty() || (status & kStatusPoolExhausted)) return;
       represent(x, x.next_words.data(), x.next_counters.data(), nullptr);
       if (next_is(x, to)) found.assign(groundings, groundings + n);
     });
+    x.one_per_orbit = true;
     if (found.empty()) throw std::logic_error("plan extraction: no step between stored states");
     return found;
   }

@@ -177,9 +177,7 @@ void Canonicalizer::apply_pair(int32_t pair, uint64_t* words, int32_t* counters)
   }
 }
 
-void Canonicalizer::canonicalize(uint64_t* words, int32_t* counters,
-                                 std::vector<std::pair<int32_t, int32_t>>* swaps) {
-  if (empty()) return;
+void Canonicalizer::sign(const uint64_t* words, const int32_t* counters) {
   const SymmetrySpec& s = spec_;
   // The facts' part of the signatures, updated from the previous call's input by the facts
   // that differ (the search canonicalizes one state's successors in a row).
@@ -211,6 +209,43 @@ void Canonicalizer::canonicalize(uint64_t* words, int32_t* counters,
       signature_[s.template_objects[j]] += h;
     }
   }
+}
+
+void Canonicalizer::stabilizer(const uint64_t* words, const int32_t* counters,
+                               IntVec& representative) {
+  representative.resize(static_cast<size_t>(task_.num_objects));
+  std::iota(representative.begin(), representative.end(), 0);
+  if (empty()) return;
+  sign(words, counters);
+  const SymmetrySpec& s = spec_;
+  const auto num_words = static_cast<size_t>(task_.num_words);
+  const auto num_counters = static_cast<size_t>(task_.num_counters);
+  for (int32_t c = 0; c < num_classes_; ++c) {
+    const int32_t* members = s.class_objects.data() + s.class_begin[c];
+    const int32_t k = s.class_begin[c + 1] - s.class_begin[c];
+    for (int32_t j = 1; j < k; ++j) {
+      // Members that trade places without changing the state have equal signatures; the first
+      // member of j's signature is tried (the transposition itself decides: signatures are
+      // hashes).
+      int32_t i = 0;
+      while (i < j && signature_[members[i]] != signature_[members[j]]) ++i;
+      if (i == j) continue;
+      trial_words_.assign(words, words + num_words);
+      trial_counters_.assign(counters, counters + num_counters);
+      apply_pair(pair_base_[c] + i * k + j, trial_words_.data(), trial_counters_.data());
+      if (std::equal(trial_words_.begin(), trial_words_.end(), words) &&
+          std::equal(trial_counters_.begin(), trial_counters_.end(), counters)) {
+        representative[members[j]] = members[i];
+      }
+    }
+  }
+}
+
+void Canonicalizer::canonicalize(uint64_t* words, int32_t* counters,
+                                 std::vector<std::pair<int32_t, int32_t>>* swaps) {
+  if (empty()) return;
+  const SymmetrySpec& s = spec_;
+  sign(words, counters);
   // Per class: sort roles by (signature, slot) and bring role order[q] to slot q.
   for (int32_t c = 0; c < num_classes_; ++c) {
     const int32_t* members = s.class_objects.data() + s.class_begin[c];

@@ -119,6 +119,25 @@ TEST(CanonicalizerTest, ARepresentativeIsItsOwnRepresentative) {
   }
 }
 
+TEST(CanonicalizerTest, TheStabilizerPairsTheMembersThatTradePlaces) {
+  // Two cells trade places without changing the state where both hold a token or neither
+  // does. Each object stands for the first member it can trade with.
+  const Task task = cells_task();
+  Canonicalizer shared(task, cells_symmetry());
+  const std::pair<uint64_t, IntVec> cases[] = {
+      {1, {0, 1, 1}}, {2, {0, 1, 0}}, {4, {0, 0, 2}}, {0, {0, 0, 0}},
+      {3, {0, 0, 2}}, {5, {0, 1, 0}}, {7, {0, 0, 0}}, {1, {0, 1, 1}},
+  };
+  for (const auto& [facts, expected] : cases) {
+    State s(task);
+    s.words[0] = facts;
+    IntVec representative;
+    shared.stabilizer(s.words.data(), s.counters.data(), representative);
+    EXPECT_EQ(representative, expected) << "facts " << facts;
+    EXPECT_EQ(s.words[0], facts);  // the state itself is left as it was
+  }
+}
+
 TEST(CanonicalizerTest, RejectsTablesThatDoNotFitTheTask) {
   const Task task = cells_task();
   SymmetrySpec bad = cells_symmetry();
@@ -203,6 +222,54 @@ TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
     const SearchResult o = search(pinned, other.words.data(), other.counters.data(), reduced);
     ASSERT_EQ(o.plan.size(), 1u);
     EXPECT_EQ(pinned.spec.pre_pos[pinned.spec.pre_pos_begin[o.plan[0][0]]], cell);
+  }
+}
+
+TEST(SearchTest, StepsThatTheStateCannotTellApartAreGeneratedOnce) {
+  // Four cells; the token goes from cell 3 to cell 1 or 2, and from there to cell 0 (the
+  // goal). Cells 1 and 2 are interchangeable, and while neither holds the token, moving it to
+  // one or the other leads to one orbit: only one of the two moves is generated.
+  FixtureBuilder b(4);
+  b.add_objects(4, "cell");
+  b.fact_args = {0, 1, 2, 3};
+  for (const auto& [from, to] : {std::pair{3, 1}, std::pair{3, 2}, std::pair{1, 0},
+                                 std::pair{2, 0}}) {
+    GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
+    g.args = {from, to};
+    b.add_grounding(g);
+  }
+  b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
+  const Task task = b.task();
+  SymmetrySpec two;
+  two.class_begin = {0, 2};
+  two.class_objects = {1, 2};
+  two.pair_fact_begin = {0, 0, 1, 1, 1};
+  two.pair_facts = {1, 2};
+  two.pair_template_begin = {0, 0, 0, 0, 0};
+  two.fact_pred = {0, 0, 0, 0};
+  two.template_object_begin = {0};
+  State start(task);
+  start.set(3);
+  for (const Algorithm algorithm : {Algorithm::kBfs, Algorithm::kAstar}) {
+    SearchOptions plain;
+    plain.algorithm = algorithm;
+    SearchOptions reduced = plain;
+    reduced.symmetry = std::make_shared<SymmetrySpec>(two);
+    const SearchResult a = search(task, start.words.data(), start.counters.data(), plain);
+    const SearchResult r = search(task, start.words.data(), start.counters.data(), reduced);
+    ASSERT_EQ(a.status, SearchStatus::kSolved);
+    ASSERT_EQ(r.status, SearchStatus::kSolved);
+    EXPECT_EQ(r.plan.size(), 2u);
+    // Without symmetry, both moves from cell 3 and then one from the first cell reached.
+    EXPECT_EQ(a.stats.generated, 3);
+    EXPECT_EQ(r.stats.generated, 2);
+    State s = start;
+    for (const auto& step : r.plan) {
+      ASSERT_EQ(step.size(), 1u);
+      ASSERT_TRUE(robotouille::step(task, s.words.data(), s.counters.data(), step.data(), 1,
+                                    nullptr) >= 0);
+    }
+    EXPECT_TRUE(s.bit(0));
   }
 }
 

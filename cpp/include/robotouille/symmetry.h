@@ -55,7 +55,14 @@ class Canonicalizer {
   void canonicalize(uint64_t* words, int32_t* counters,
                     std::vector<std::pair<int32_t, int32_t>>* swaps);
 
+  // Per object, `representative` gets the first member of its class that it can trade places
+  // with in this state (the transposition maps the state onto itself), or the object itself.
+  // Two steps that differ only by such a transposition lead to states of one orbit.
+  void stabilizer(const uint64_t* words, const int32_t* counters, IntVec& representative);
+
  private:
+  // Computes every class member's signature of the state into signature_.
+  void sign(const uint64_t* words, const int32_t* counters);
   void apply_pair(int32_t pair, uint64_t* words, int32_t* counters);
   int32_t partner(int32_t pair, int32_t t) const;
 
@@ -81,6 +88,8 @@ class Canonicalizer {
   // (all false before the first call).
   std::vector<uint64_t> fact_signature_, last_input_;
   IntVec role_, order_, saved_words_, renamed_;
+  std::vector<uint64_t> trial_words_;  // stabilizer(): the state with a transposition applied
+  IntVec trial_counters_;
 };
 
 }  // namespace robotouille
