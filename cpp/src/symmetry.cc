@@ -211,6 +211,24 @@ void Canonicalizer::sign(const uint64_t* words, const int32_t* counters) {
   }
 }
 
+bool Canonicalizer::fixes(int32_t pair, const uint64_t* words, const int32_t* counters) const {
+  for (int32_t i = swap_begin_[pair]; i < swap_begin_[pair + 1]; ++i) {
+    const FactSwap& x = swaps_[i];
+    const uint64_t b = words[x.word_b];
+    if (((words[x.word_a] ^ (x.shift >= 0 ? b >> x.shift : b << -x.shift)) & x.mask) != 0) {
+      return false;
+    }
+  }
+  // A listed template that the pair renames would take its partner's place in the list:
+  // taken as a change (it may not be one), which only keeps the two objects apart.
+  const int32_t length = counters[1];
+  for (int32_t i = 0; i < length; ++i) {
+    const int32_t t = counters[2 + i];
+    if (partner(pair, t) != t) return false;
+  }
+  return true;
+}
+
 void Canonicalizer::stabilizer(const uint64_t* words, const int32_t* counters,
                                IntVec& representative) {
   representative.resize(static_cast<size_t>(task_.num_objects));
@@ -218,8 +236,6 @@ void Canonicalizer::stabilizer(const uint64_t* words, const int32_t* counters,
   if (empty()) return;
   sign(words, counters);
   const SymmetrySpec& s = spec_;
-  const auto num_words = static_cast<size_t>(task_.num_words);
-  const auto num_counters = static_cast<size_t>(task_.num_counters);
   for (int32_t c = 0; c < num_classes_; ++c) {
     const int32_t* members = s.class_objects.data() + s.class_begin[c];
     const int32_t k = s.class_begin[c + 1] - s.class_begin[c];
@@ -229,12 +245,7 @@ void Canonicalizer::stabilizer(const uint64_t* words, const int32_t* counters,
       // hashes).
       int32_t i = 0;
       while (i < j && signature_[members[i]] != signature_[members[j]]) ++i;
-      if (i == j) continue;
-      trial_words_.assign(words, words + num_words);
-      trial_counters_.assign(counters, counters + num_counters);
-      apply_pair(pair_base_[c] + i * k + j, trial_words_.data(), trial_counters_.data());
-      if (std::equal(trial_words_.begin(), trial_words_.end(), words) &&
-          std::equal(trial_counters_.begin(), trial_counters_.end(), counters)) {
+      if (i < j && fixes(pair_base_[c] + i * k + j, words, counters)) {
         representative[members[j]] = members[i];
       }
     }

@@ -63,6 +63,9 @@ class Canonicalizer {
  private:
   // Computes every class member's signature of the state into signature_.
   void sign(const uint64_t* words, const int32_t* counters);
+  // Whether applying the pair leaves the state as it is (a renamed active template counts as
+  // a change).
+  bool fixes(int32_t pair, const uint64_t* words, const int32_t* counters) const;
   void apply_pair(int32_t pair, uint64_t* words, int32_t* counters);
   int32_t partner(int32_t pair, int32_t t) const;
 
@@ -88,8 +91,6 @@ class Canonicalizer {
   // (all false before the first call).
   std::vector<uint64_t> fact_signature_, last_input_;
   IntVec role_, order_, saved_words_, renamed_;
-  std::vector<uint64_t> trial_words_;  // stabilizer(): the state with a transposition applied
-  IntVec trial_counters_;
 };
 
 }  // namespace robotouille
