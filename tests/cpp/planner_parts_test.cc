@@ -193,6 +193,20 @@ TEST(CanonicalizerTest, ExchangesFactsAcrossWordsInBothDirections) {
   EXPECT_THROW(Canonicalizer(task, s), std::invalid_argument);
 }
 
+// Tables for one class {1, 2} of a task with `cells` cells (fact c = token on cell c): pair
+// (1, 2) exchanges facts 1 and 2.
+SymmetrySpec cells_one_and_two(int32_t cells) {
+  SymmetrySpec two;
+  two.class_begin = {0, 2};
+  two.class_objects = {1, 2};
+  two.pair_fact_begin = {0, 0, 1, 1, 1};
+  two.pair_facts = {1, 2};
+  two.pair_template_begin = {0, 0, 0, 0, 0};
+  two.fact_pred.assign(static_cast<size_t>(cells), 0);
+  two.template_object_begin = {0};
+  return two;
+}
+
 TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
   // The token must reach cell 0, a goal constant, so only cells 1 and 2 are interchangeable.
   const Task pinned = cells_task(0);
@@ -201,15 +215,7 @@ TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
   SearchOptions plain;
   plain.algorithm = Algorithm::kBfs;
   SearchOptions reduced = plain;
-  SymmetrySpec two;
-  two.class_begin = {0, 2};
-  two.class_objects = {1, 2};
-  two.pair_fact_begin = {0, 0, 1, 1, 1};
-  two.pair_facts = {1, 2};
-  two.pair_template_begin = {0, 0, 0, 0, 0};
-  two.fact_pred = {0, 0, 0};
-  two.template_object_begin = {0};
-  reduced.symmetry = std::make_shared<SymmetrySpec>(two);
+  reduced.symmetry = std::make_shared<SymmetrySpec>(cells_one_and_two(3));
   const SearchResult a = search(pinned, start.words.data(), start.counters.data(), plain);
   const SearchResult r = search(pinned, start.words.data(), start.counters.data(), reduced);
   ASSERT_EQ(a.status, SearchStatus::kSolved);
@@ -240,14 +246,7 @@ TEST(SearchTest, StepsThatTheStateCannotTellApartAreGeneratedOnce) {
   }
   b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
   const Task task = b.task();
-  SymmetrySpec two;
-  two.class_begin = {0, 2};
-  two.class_objects = {1, 2};
-  two.pair_fact_begin = {0, 0, 1, 1, 1};
-  two.pair_facts = {1, 2};
-  two.pair_template_begin = {0, 0, 0, 0, 0};
-  two.fact_pred = {0, 0, 0, 0};
-  two.template_object_begin = {0};
+  const SymmetrySpec two = cells_one_and_two(4);
   State start(task);
   start.set(3);
   for (const Algorithm algorithm : {Algorithm::kBfs, Algorithm::kAstar}) {
