@@ -140,9 +140,7 @@ int32_t Canonicalizer::partner(int32_t pair, int32_t t) const {
 void Canonicalizer::apply_pair(int32_t pair, uint64_t* words, int32_t* counters) {
   for (int32_t i = swap_begin_[pair]; i < swap_begin_[pair + 1]; ++i) {
     const FactSwap& x = swaps_[i];
-    const uint64_t b = words[x.word_b];
-    const uint64_t diff =
-        (words[x.word_a] ^ (x.shift >= 0 ? b >> x.shift : b << -x.shift)) & x.mask;
+    const uint64_t diff = unlike(x, words);
     words[x.word_a] ^= diff;
     words[x.word_b] ^= x.shift >= 0 ? diff << x.shift : diff >> -x.shift;
   }
@@ -213,11 +211,7 @@ void Canonicalizer::sign(const uint64_t* words, const int32_t* counters) {
 
 bool Canonicalizer::fixes(int32_t pair, const uint64_t* words, const int32_t* counters) const {
   for (int32_t i = swap_begin_[pair]; i < swap_begin_[pair + 1]; ++i) {
-    const FactSwap& x = swaps_[i];
-    const uint64_t b = words[x.word_b];
-    if (((words[x.word_a] ^ (x.shift >= 0 ? b >> x.shift : b << -x.shift)) & x.mask) != 0) {
-      return false;
-    }
+    if (unlike(swaps_[i], words) != 0) return false;
   }
   // A listed template that the pair renames would take its partner's place in the list:
   // taken as a change (it may not be one), which only keeps the two objects apart.

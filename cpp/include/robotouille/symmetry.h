@@ -80,6 +80,12 @@ class Canonicalizer {
     int32_t word_a, word_b, shift;
     uint64_t mask;
   };
+  // The bits at x's mask of word_a whose partners in word_b differ from them (inlined: it is
+  // the inner loop of every exchange).
+  [[gnu::always_inline]] static uint64_t unlike(const FactSwap& x, const uint64_t* words) {
+    const uint64_t b = words[x.word_b];
+    return (words[x.word_a] ^ (x.shift >= 0 ? b >> x.shift : b << -x.shift)) & x.mask;
+  }
   IntVec swap_begin_;
   std::vector<FactSwap> swaps_;
   std::vector<uint64_t> relevant_;  // facts that mention a class member
