@@ -969,6 +969,20 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       if (fresh) g.class_combos.push_back(c);
       g.combo_class.push_back(it->second);
     }
+    for (int32_t m : g.members) {
+      const Projection& p = projections_[m];
+      g.role_begin.push_back(static_cast<int32_t>(g.role_columns.size()));
+      for (size_t r = 0; r < p.roles.size(); ++r) {
+        const int32_t e = p.via.empty() ? -1 : p.lift_of_role[r];
+        for (const int32_t c : g.class_combos) {
+          const auto at = static_cast<size_t>(c) * p.width + r;
+          const bool liftable = e >= 0 && p.via_column_of[at] >= 0;
+          g.role_columns.push_back(
+              {p.column_of[at], liftable ? p.via_column_of[at] : -1,
+               liftable ? lifts_[e].missing_begin + lifts_[e].value_of_combo[c] : -1});
+        }
+      }
+    }
   }
   for (Projection& p : projections_) {
     std::map<int32_t, uint64_t> masks;  // by word, in order
@@ -2534,30 +2548,40 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
   // over contiguous rows.
   dp_.assign((size_t{all} + 1) * classes, kInf);
   std::fill(dp_.begin(), dp_.begin() + static_cast<ptrdiff_t>(classes), 0);
-  for (int32_t m : group.members) {
+  // The members' distance rows are mostly out of cache: ask for all their lines at once
+  // rather than miss on them one member at a time.
+  for (const int32_t m : group.members) {
+    if (ids_[m] < 0) continue;
     const Projection& p = (*rows_)[m];
-    const int32_t id = ids_[m];
+    const auto at = static_cast<size_t>(ids_[m]);
+    const auto* row = reinterpret_cast<const char*>(p.distance.data() + at * p.columns);
+    for (size_t b = 0; b < size_t(p.columns) * 2; b += 64) __builtin_prefetch(row + b);
+  }
+  for (size_t i = 0; i < group.members.size(); ++i) {
+    const Projection& p = (*rows_)[group.members[i]];
+    const int32_t id = ids_[group.members[i]];
     const auto at = static_cast<size_t>(id);
-    const uint16_t* d = id < 0 ? nullptr : p.distance.data() + at * p.columns;
-    const uint16_t* via = id < 0 || p.via.empty() ? nullptr : p.via.data() + at * p.via_columns;
     const auto roles = p.roles.size();
-    // This member's cost per role and class, looked up once (kInf: it cannot play the role).
     role_costs_.resize(roles * classes);
-    for (size_t r = 0; r < roles; ++r) {
-      const int32_t e = via == nullptr ? -1 : p.lift_of_role[r];
-      for (size_t k = 0; k < classes; ++k) {
-        const int32_t c = group.class_combos[k];
-        const auto column = static_cast<size_t>(c) * p.width + r;
-        const bool lifted = e >= 0 && p.via_column_of[column] >= 0 &&
-                            missing_[lifts_[e].missing_begin + lifts_[e].value_of_combo[c]];
-        // A state never reached: 0 is safe.
-        const int32_t cost =
-            d == nullptr ? 0 : (lifted ? via[p.via_column_of[column]] : d[p.column_of[column]]);
-        role_costs_[r * classes + k] = cost < kUnreached ? cost : kInf;
+    if (id < 0) {
+      std::fill(role_costs_.begin(), role_costs_.end(), 0);  // a state never reached: 0 is safe
+    } else {
+      // This member's cost per role and class (kInf: it cannot play the role).
+      const uint16_t* d = p.distance.data() + at * p.columns;
+      const uint16_t* via = p.via.empty() ? nullptr : p.via.data() + at * p.via_columns;
+      const RoleGroup::RoleColumn* columns = group.role_columns.data() + group.role_begin[i];
+      for (size_t j = 0; j < roles * classes; ++j) {
+        const RoleGroup::RoleColumn& rc = columns[j];
+        const int32_t cost = rc.missing >= 0 && missing_[static_cast<size_t>(rc.missing)] != 0
+                                 ? via[rc.via_column]
+                                 : d[rc.column];
+        role_costs_[j] = cost < kUnreached ? cost : kInf;
       }
     }
-    // Masks downwards: a mask only grows, so each member plays at most one role.
+    // Masks downwards: a mask only grows, so each member plays at most one role. The members
+    // before this one fill at most i variables: larger masks are still kInf.
     for (uint32_t mask = all + 1; mask-- > 0;) {
+      if (static_cast<size_t>(std::popcount(mask)) > i) continue;
       const int32_t* from = dp_.data() + size_t{mask} * classes;
       for (size_t r = 0; r < roles; ++r) {
         const uint32_t bit = uint32_t{1} << p.roles[r];

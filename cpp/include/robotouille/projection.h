@@ -564,6 +564,16 @@ class ProjectionHeuristic {
     // Combinations whose matchings always cost the same (the same columns for every role)
     // form a class: per combination its class, per class its first combination.
     IntVec combo_class, class_combos;
+    // Per member (in members' order), role r and class k, at role_begin[member's index] +
+    // r * classes + k: where match() reads the cost (resolved once, since the columns and
+    // the lifts depend only on the class).
+    struct RoleColumn {
+      int32_t column;      // in the member's distance row
+      int32_t via_column;  // in its via row, where the role is lifted under this class
+      int32_t missing;     // the entry of missing_ that decides it, or -1: never lifted
+    };
+    std::vector<RoleColumn> role_columns;
+    IntVec role_begin;
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
     // ... kept in a cache: entry e's key (the members' ids, then missing_ when lifted) at
