@@ -983,6 +983,10 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
         }
       }
     }
+    const size_t key_bytes = 4 * g.members.size() + (g.lifted ? missing_.size() : 0);
+    g.key_units = (key_bytes + 1) / 2;
+    g.stride = g.key_units + static_cast<size_t>(num_combos_);
+    g.key.assign(g.key_units, 0);
   }
   for (Projection& p : projections_) {
     std::map<int32_t, uint64_t> masks;  // by word, in order
@@ -2650,42 +2654,53 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   }
   const bool lifted_changed = first || missing_ != last_missing_;
   last_missing_ = missing_;
-  matched_.clear();
   const auto combos = static_cast<size_t>(num_combos_);
-  for (RoleGroup& group : groups_) {
+  // Two passes over the groups: the first writes the key of each group whose members changed
+  // and fetches its first cache slot, the second probes; the groups' cache misses overlap.
+  probed_.clear();
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    RoleGroup& group = groups_[g];
     const bool kept =
         !(group.lifted && lifted_changed) &&
         std::none_of(group.members.begin(), group.members.end(),
                      [&](int32_t m) { return id_changed_[m] != 0; });
-    if (!kept || group.last < 0) {
-      key_.clear();
-      for (int32_t m : group.members) key_.append(reinterpret_cast<const char*>(&ids_[m]), 4);
-      if (group.lifted) {
-        key_.append(reinterpret_cast<const char*>(missing_.data()), missing_.size());
-      }
-      const size_t length = key_.size();
-      const size_t entries = group.cache.size();
-      if (static_cast<int64_t>((entries + 1) * combos) > kMaxCachedCosts) {
-        group.cache.clear();
-        group.cache_keys.clear();
-        group.cache_costs.clear();
-      }
-      const auto hash =
-          static_cast<uint32_t>(hash_bytes(reinterpret_cast<const uint8_t*>(key_.data()), length));
-      const auto [entry, fresh] = group.cache.find_or_insert(
-          hash, static_cast<uint32_t>(group.cache.size()), [&](uint32_t e) {
-            return std::memcmp(group.cache_keys.data() + e * length, key_.data(), length) == 0;
-          });
-      if (fresh) {
-        group.cache_keys += key_;
-        match(group);
-        for (int32_t c = 0; c < num_combos_; ++c) {
-          group.cache_costs.push_back(class_costs_[group.combo_class[c]]);
-        }
-      }
-      group.last = entry;
+    if (kept && group.last >= 0) continue;
+    auto* key = reinterpret_cast<char*>(group.key.data());
+    for (size_t k = 0; k < group.members.size(); ++k) {
+      std::memcpy(key + 4 * k, &ids_[group.members[k]], 4);
     }
-    matched_.push_back(group.cache_costs.data() + static_cast<size_t>(group.last) * combos);
+    if (group.lifted) std::memcpy(key + 4 * group.members.size(), missing_.data(), missing_.size());
+    group.hash = static_cast<uint32_t>(hash_bytes(reinterpret_cast<const uint8_t*>(key),
+                                                  group.key_units * 2));
+    group.cache.prefetch(group.hash);
+    probed_.push_back(static_cast<int32_t>(g));
+  }
+  for (const int32_t g : probed_) {
+    RoleGroup& group = groups_[static_cast<size_t>(g)];
+    const size_t entries = group.cache.size();
+    if (static_cast<int64_t>((entries + 1) * combos) > kMaxCachedCosts) {
+      group.cache.clear();
+      group.records.clear();
+    }
+    const auto [entry, fresh] = group.cache.find_or_insert(
+        group.hash, static_cast<uint32_t>(group.cache.size()), [&](uint32_t e) {
+          return std::equal(group.key.begin(), group.key.end(),
+                            group.records.begin() + static_cast<ptrdiff_t>(e * group.stride));
+        });
+    if (fresh) {
+      group.records.insert(group.records.end(), group.key.begin(), group.key.end());
+      match(group);
+      for (int32_t c = 0; c < num_combos_; ++c) {
+        const int32_t cost = class_costs_[group.combo_class[c]];
+        group.records.push_back(static_cast<uint16_t>(std::min<int32_t>(cost, kUnreached)));
+      }
+    }
+    group.last = entry;
+  }
+  matched_.clear();
+  for (const RoleGroup& group : groups_) {
+    matched_.push_back(group.records.data() + static_cast<size_t>(group.last) * group.stride +
+                       group.key_units);
   }
   // Row by row: an ungrouped projection's distance for each combination (its column there),
   // then each group's matched costs; the sums stop at kUnreached.
@@ -2697,8 +2712,10 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     const uint16_t* row = p.distance.data() + static_cast<size_t>(ids_[i]) * p.columns;
     for (size_t c = 0; c < combos; ++c) sums[c] += row[p.column_of[c]];
   }
-  for (const int32_t* row : matched_) {
-    for (size_t c = 0; c < combos; ++c) sums[c] = std::min(sums[c] + row[c], int32_t{kUnreached});
+  for (const uint16_t* row : matched_) {
+    for (size_t c = 0; c < combos; ++c) {
+      sums[c] = std::min<int32_t>(sums[c] + row[c], kUnreached);
+    }
   }
   int32_t best = kDeadEnd;
   for (size_t c = 0; c < combos; ++c) {

@@ -576,11 +576,15 @@ class ProjectionHeuristic {
     IntVec role_begin;
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
-    // ... kept in a cache: entry e's key (the members' ids, then missing_ when lifted) at
-    // cache_keys[e * key bytes], its costs per combination at cache_costs[e * combinations].
+    // ... kept in a cache: entry e's record at records[e * stride] is its key (the members'
+    // ids, then missing_ when lifted; key_units 16-bit units, zero-padded), then its costs
+    // per combination, capped at kUnreached. Key and costs share a record so that a probe
+    // that finds the key has the first costs in cache too.
     IdIndex cache;
-    std::string cache_keys;
-    IntVec cache_costs;
+    std::vector<uint16_t> records;
+    size_t key_units = 0, stride = 0;
+    std::vector<uint16_t> key;  // scratch: the key evaluate() probes for
+    uint32_t hash = 0;          // scratch: its hash
     int64_t last = -1;  // the entry evaluate() used last, or -1
   };
   static constexpr int64_t kMaxCachedCosts = 4'000'000;  // per group; then the cache restarts
@@ -662,7 +666,8 @@ class ProjectionHeuristic {
   std::unordered_map<int32_t, std::pair<int32_t, IntVec>> object_roles_;  // (group, roles)
   IntVec ungrouped_;            // projections without roles
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
-  std::vector<const int32_t*> matched_;  // scratch: per group, its cached costs
+  std::vector<const uint16_t*> matched_;  // scratch: per group, its cached costs
+  IntVec probed_;  // scratch: the groups whose members changed, to look up in their caches
   std::vector<Lift> lifts_;
   // Clearing (see above): per station, the (robot position, free hand) fact pairs of the
   // robots that could stand there, and its items: the fact "at the station" and the facts
