@@ -55,6 +55,8 @@ size_t plain_slot(const uint64_t* key, size_t slots) {
 
 using Bits = ProjectionHeuristic::Bits;
 
+constexpr uint64_t kEmptyPlain = ~uint64_t{0};  // an empty slot's id in Projection::plain
+
 // A key's bits: its first `bytes` bytes (a row's key_bytes: 8, 16 or 24), the other words 0.
 // Copies of a constant size: a memcpy of a variable size is a call, on the hottest paths.
 [[gnu::always_inline]] inline Bits read_bits(std::string_view key, size_t bytes) {
@@ -2411,8 +2413,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   const size_t key_words = p.key_bytes / 8;
   size_t slots = 16;
   while (slots < 2 * plain) slots *= 2;
-  p.plain_keys.assign(slots * key_words, 0);
-  p.plain_ids.assign(slots, -1);
+  const size_t stride = key_words + 1;
+  p.plain.assign(slots * stride, kEmptyPlain);
+  p.plain_slots = slots;
   for (int32_t id = 0; id < count; ++id) {
     const std::string_view key = keys_list[id];
     if (key.size() != p.key_bytes) {
@@ -2421,9 +2424,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
     Bits bits = read_bits(key, p.key_bytes);
     size_t i = plain_slot<kBitsWords>(bits.w, slots);
-    while (p.plain_ids[i] >= 0) i = (i + 1) & (slots - 1);
-    std::copy(bits.w, bits.w + key_words, p.plain_keys.begin() + i * key_words);
-    p.plain_ids[i] = id;
+    while (p.plain[i * stride + key_words] != kEmptyPlain) i = (i + 1) & (slots - 1);
+    std::copy(bits.w, bits.w + key_words, p.plain.begin() + static_cast<ptrdiff_t>(i * stride));
+    p.plain[i * stride + key_words] = static_cast<uint64_t>(id);
   }
   p.states = count;
   abstract_states_ += count;
@@ -2522,10 +2525,11 @@ int32_t ProjectionHeuristic::lookup(const Projection& p) const {
   auto probe = [&]<size_t words>() -> int32_t {
     uint64_t key[words];
     std::memcpy(key, key_.data(), sizeof(key));
-    const size_t mask = p.plain_ids.size() - 1;
-    for (size_t i = plain_slot<words>(key, p.plain_ids.size());; i = (i + 1) & mask) {
-      if (p.plain_ids[i] < 0) return -1;
-      if (std::equal(key, key + words, p.plain_keys.data() + i * words)) return p.plain_ids[i];
+    const size_t mask = p.plain_slots - 1;
+    for (size_t i = plain_slot<words>(key, p.plain_slots);; i = (i + 1) & mask) {
+      const uint64_t* slot = p.plain.data() + i * (words + 1);
+      if (slot[words] == kEmptyPlain) return -1;
+      if (std::equal(key, key + words, slot)) return static_cast<int32_t>(slot[words]);
     }
   };
   if (key_.size() == p.key_bytes) {

@@ -524,8 +524,11 @@ class ProjectionHeuristic {
     // An abstract state's key: its bits' words up to the last that the row uses (most rows
     // need two), then its templates and their node words (see project()).
     size_t key_bytes = sizeof(Bits::w);
-    std::vector<uint64_t> plain_keys;  // open addressing: keys without timers
-    IntVec plain_ids;                  // ... and their ids (-1: empty slot)
+    // Open addressing for the keys without timers: slot i at plain[i * (key words + 1)] holds
+    // the key's words, then its id (kEmptyPlain: an empty slot). Key and id share a slot so
+    // that a probe misses the cache once, not twice.
+    std::vector<uint64_t> plain;
+    size_t plain_slots = 0;
     std::unordered_map<std::string, int32_t> ids;  // the other keys -> state id
     // Distances: combination c and role r read column column_of[c * width + r] of
     // distance[id * columns + column] (see kUnreached). Columns with the same goal states (most
