@@ -973,11 +973,12 @@ def test_a_full_row_larger_than_predicted_is_tried_again_under_the_upgrade_caps(
 
 
 def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
-    """A search whose upgrade share (40% of its time limit) is longer than the caps were sized
-    for (kUpgradeCapSeconds, 4 s) raises its upgrade caps in proportion, up to 6 times: at 20 s,
-    twice the 30,000 states given, so the lettuce's 47,713-state row of the test above is built.
-    An upgrade share the caller names keeps the caps as given, and so does a memory budget too
-    small for the construction the larger caps allow (400 bytes per abstract state)."""
+    """A search whose upgrade share (half its time limit) is longer than the caps were sized
+    for (kUpgradeCapSeconds, 2.5 s) raises its upgrade caps in proportion, up to 6 times: at
+    10 s, twice the 30,000 states given, so the lettuce's 47,713-state row of the test above is
+    built. An upgrade share the caller names keeps the caps as given, and so does a memory
+    budget too small for the construction the larger caps allow (400 bytes per abstract
+    state)."""
     (instance,) = datasets.load("asynchronous", seeds=[84], tasks=["9"])
     env = instance.load()
 
@@ -986,17 +987,16 @@ def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
         return stats.abstract_states, stats.initial_h
 
     caps = {"max_states": 44_000, "upgrade_states": 30_000}
-    scaled = start(20, caps)
-    assert scaled == start(20, caps | {"upgrade_states": 60_000, "upgrade_seconds": 8})
-    kept = start(20, caps | {"upgrade_seconds": 8})
-    assert kept == start(10, caps)  # a 4 s share: nothing to scale
+    scaled = start(10, caps)
+    assert scaled == start(10, caps | {"upgrade_states": 60_000, "upgrade_seconds": 5})
+    kept = start(10, caps | {"upgrade_seconds": 5})
     assert scaled[0] > kept[0] and scaled[1] > kept[1]
-    # At most 6 times: 10,000 states are 60,000 at 120 s, as at 60 s.
+    # At most 6 times: 10,000 states are 60,000 at 120 s, as at 30 s.
     assert start(120, caps | {"upgrade_states": 10_000}) == scaled
     # 2.4M states in all need 0.96 GB at 400 bytes each: 10 GB holds them 10 times over, so
     # the caps double as without a budget; 0.5 GB does not hold them once.
     for budget, expected in ((10**10, scaled), (5 * 10**8, kept)):
-        stats = timed_start_stats(env, 20, caps, budget)
+        stats = timed_start_stats(env, 10, caps, budget)
         assert (stats.abstract_states, stats.initial_h) == expected
 
 

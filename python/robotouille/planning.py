@@ -73,7 +73,7 @@ AGENDA_STAGE_PROJECTION_LIMITS: dict[str, float] = {
 multi_agent/8 building the default tables took 7-10 s per stage, most of the agenda's time."""
 AGENDA_POLISH_STRIDE = 4
 """Steps the agenda's polishing moves back along its plan between two searches."""
-_UPGRADE_SHARE = 0.4
+_UPGRADE_SHARE = 0.5
 """The share of a search's time limit that building larger projections may take
 (``kUpgradeShare`` in projection.h)."""
 PROGRESS_EVERY = 1.0
@@ -793,8 +793,8 @@ def plan(
         max_memory_bytes: Stop when the search's tables exceed this many bytes.
         time_limit: Stop after this many seconds, counting the time to build the bound's
             tables (the first search of a task builds them). Projections beyond the first
-            size caps are built only if they are predicted to end within 40% of it; past
-            10 s, the caps on their size grow with it (up to 6 times, at 60 s): a long search
+            size caps are built only if they are predicted to end within half of it; past
+            5 s, the caps on their size grow with it (up to 6 times, at 30 s): a long search
             gets a tighter bound, and its construction may then hold a few GB (not counted in
             ``max_memory_bytes``, which the search's tables fill only after construction
             ends; under that budget they grow only while it holds them, at 400 bytes per

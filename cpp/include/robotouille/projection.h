@@ -358,13 +358,14 @@ constexpr int32_t kArrivalSlot = 32;
 // only when construction so far predicts that it ends within that many seconds of
 // construction, and one that runs over is dropped (its fallback stays).
 // A search under a time limit that names no upgrade_seconds gives upgrades kUpgradeShare of
-// it (search.cc). The default upgrade caps suit about kUpgradeCapSeconds of upgrades (a 10 s
-// search's share); a search that derives a longer upgrade_seconds raises them in proportion,
-// since the time check, not the caps, should then decide what gets built, up to
-// kMaxUpgradeCapScale times. Construction holds up to about kConstructionBytesPerState per
-// abstract state while it runs (1.7 GB for multi_agent/8's 7.7M, 1.0 GB for /9's 2.6M).
-inline constexpr double kUpgradeShare = 0.4;
-inline constexpr double kUpgradeCapSeconds = kUpgradeShare * 10.0;
+// it (search.cc). The default upgrade caps suit about kUpgradeCapSeconds of upgrades; a search
+// that derives a longer upgrade_seconds raises them in proportion, since the time check, not
+// the caps, should then decide what gets built, up to kMaxUpgradeCapScale times (a 10 s
+// search's 5 s share doubles them; a 30 s search's reaches the most). Construction holds up
+// to about kConstructionBytesPerState per abstract state while it runs (1.7 GB for
+// multi_agent/8's 7.7M, 1.0 GB for /9's 2.6M).
+inline constexpr double kUpgradeShare = 0.5;
+inline constexpr double kUpgradeCapSeconds = 2.5;
 inline constexpr double kMaxUpgradeCapScale = 6.0;
 inline constexpr double kConstructionBytesPerState = 400.0;
 struct ProjectionLimits {
