@@ -2563,7 +2563,8 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
     const Projection& p = (*rows_)[m];
     const auto at = static_cast<size_t>(ids_[m]);
     const auto* row = reinterpret_cast<const char*>(p.distance.data() + at * p.columns);
-    for (size_t b = 0; b < size_t(p.columns) * 2; b += 64) __builtin_prefetch(row + b);
+    const size_t bytes = static_cast<size_t>(p.columns) * sizeof(uint16_t);
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b);
   }
   for (size_t i = 0; i < group.members.size(); ++i) {
     const Projection& p = (*rows_)[group.members[i]];
