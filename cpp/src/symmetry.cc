@@ -75,6 +75,54 @@ Canonicalizer::Canonicalizer(const Task& task, SymmetrySpec spec)
     }
     swap_begin_.push_back(static_cast<int32_t>(swaps_.size()));
   }
+  // Rotations: each one's transpositions composed on the facts they move. at[p]: the fact
+  // whose bit the rotation brings to position p (filled lazily; `moved` lists the positions).
+  IntVec at(static_cast<size_t>(task.num_facts), -1), moved;
+  move_begin_.push_back(0);
+  touched_begin_.push_back(0);
+  for (int32_t c = 0; c < num_classes_; ++c) {
+    const int32_t k = s.class_begin[c + 1] - s.class_begin[c];
+    rotation_base_.push_back(static_cast<int32_t>(move_begin_.size()) - 1);
+    for (int32_t rotation = 0; rotation < 2 * k * k; ++rotation) {
+      const int32_t q = rotation / 2 / k, r = rotation / 2 % k;
+      const bool right = rotation % 2 == 1;
+      for (int32_t j = q; j < r; ++j) {
+        const int32_t pair = pair_base_[c] + (right ? j * k + r : j * k + j + 1);
+        for (int32_t i = s.pair_fact_begin[pair]; i < s.pair_fact_begin[pair + 1]; ++i) {
+          const int32_t a = s.pair_facts[2 * i], b = s.pair_facts[2 * i + 1];
+          for (const int32_t f : {a, b}) {
+            if (at[f] < 0) {
+              at[f] = f;
+              moved.push_back(f);
+            }
+          }
+          std::swap(at[a], at[b]);
+        }
+      }
+      std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> moves;  // (src, dst, shift)
+      std::map<int32_t, uint64_t> received;
+      for (const int32_t dst : moved) {
+        const int32_t src = at[dst];
+        at[dst] = -1;
+        if (src == dst) continue;
+        moves[{src >> 6, dst >> 6, (dst & 63) - (src & 63)}] |= uint64_t{1} << (src & 63);
+        received[dst >> 6] |= uint64_t{1} << (dst & 63);
+      }
+      moved.clear();
+      const auto first_touched = static_cast<int32_t>(touched_.size());
+      for (const auto& [word, mask] : received) touched_.push_back({word, mask});
+      for (const auto& [key, mask] : moves) {
+        const auto [src, dst, shift] = key;
+        const auto slot = static_cast<int32_t>(
+            std::find_if(touched_.begin() + first_touched, touched_.end(),
+                         [&](const TouchedWord& t) { return t.word == dst; }) -
+            touched_.begin() - first_touched);
+        moves_.push_back({src, slot, shift, mask});
+      }
+      move_begin_.push_back(static_cast<int32_t>(moves_.size()));
+      touched_begin_.push_back(static_cast<int32_t>(touched_.size()));
+    }
+  }
   check_csr(s.pair_template_begin, static_cast<size_t>(pairs), s.pair_templates.size() / 2,
             "pair_template_begin");
   require(s.pair_templates.size() % 2 == 0, "pair_templates has an odd length");
@@ -144,6 +192,10 @@ void Canonicalizer::apply_pair(int32_t pair, uint64_t* words, int32_t* counters)
     words[x.word_a] ^= diff;
     words[x.word_b] ^= x.shift >= 0 ? diff << x.shift : diff >> -x.shift;
   }
+  rename_templates(pair, counters);
+}
+
+void Canonicalizer::rename_templates(int32_t pair, int32_t* counters) {
   const int32_t length = counters[1];
   if (length == 0 || spec_.pair_template_begin[pair] == spec_.pair_template_begin[pair + 1]) {
     return;
@@ -273,12 +325,45 @@ void Canonicalizer::canonicalize(uint64_t* words, int32_t* counters,
     std::iota(role_.begin(), role_.end(), 0);
     for (int32_t q = 0; q < k; ++q) {
       if (role_[q] == order_[q]) continue;
+      // A member that sorts later while those after it each sort one slot earlier moves
+      // down in one left rotation; otherwise the member that belongs at q comes up in one
+      // right rotation.
+      int32_t e = q;
+      while (e + 1 < k && role_[e + 1] == order_[e]) ++e;
+      if (e > q + 1 && order_[e] == role_[q]) {
+        rotate(c, q, e, false, words, counters, swaps);
+        std::rotate(role_.begin() + q, role_.begin() + q + 1, role_.begin() + e + 1);
+        q = e;
+        continue;
+      }
       int32_t r = q + 1;
       while (role_[r] != order_[q]) ++r;
-      apply_pair(pair_base_[c] + q * k + r, words, counters);
-      std::swap(role_[q], role_[r]);
-      if (swaps != nullptr) swaps->emplace_back(members[q], members[r]);
+      rotate(c, q, r, true, words, counters, swaps);
+      std::rotate(role_.begin() + q, role_.begin() + r, role_.begin() + r + 1);
     }
+  }
+}
+
+void Canonicalizer::rotate(int32_t c, int32_t q, int32_t r, bool right, uint64_t* words,
+                           int32_t* counters, std::vector<std::pair<int32_t, int32_t>>* swaps) {
+  const int32_t k = spec_.class_begin[c + 1] - spec_.class_begin[c];
+  const int32_t rotation = rotation_base_[c] + 2 * (q * k + r) + (right ? 1 : 0);
+  const TouchedWord* touched = touched_.data() + touched_begin_[rotation];
+  const auto count = static_cast<size_t>(touched_begin_[rotation + 1] - touched_begin_[rotation]);
+  gathered_.assign(count, 0);
+  for (int32_t i = move_begin_[rotation]; i < move_begin_[rotation + 1]; ++i) {
+    const FactMove& m = moves_[i];
+    const uint64_t bits = words[m.src_word] & m.mask;
+    gathered_[static_cast<size_t>(m.slot)] |= m.shift >= 0 ? bits << m.shift : bits >> -m.shift;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    words[touched[i].word] = (words[touched[i].word] & ~touched[i].mask) | gathered_[i];
+  }
+  const int32_t* members = spec_.class_objects.data() + spec_.class_begin[c];
+  for (int32_t j = q; j < r; ++j) {
+    const int32_t a = j, b = right ? r : j + 1;
+    if (counters[1] > 0) rename_templates(pair_base_[c] + a * k + b, counters);
+    if (swaps != nullptr) swaps->emplace_back(members[a], members[b]);
   }
 }
 

@@ -193,6 +193,71 @@ TEST(CanonicalizerTest, ExchangesFactsAcrossWordsInBothDirections) {
   EXPECT_THROW(Canonicalizer(task, s), std::invalid_argument);
 }
 
+TEST(CanonicalizerTest, RotationsMoveFactsAsTheirTranspositionsDo) {
+  // Six interchangeable cells with two facts each: token(c) in word 0, mark(c) in words 1-2
+  // in reverse order at uneven distances, so that sorting moves members several slots at once
+  // (one rotation) and its facts across words. The state must come out as the recorded
+  // transpositions, applied one after another, make it; and a relabelled state (the cells
+  // reversed) must get the same representative.
+  constexpr int32_t kCells = 6;
+  auto token = [](int32_t c) { return 5 * c; };
+  auto mark = [](int32_t c) { return 130 - 7 * c - c * c; };
+  FixtureBuilder b(140);
+  b.add_objects(kCells, "cell");
+  b.fact_args.assign(140, -1);
+  SymmetrySpec s;
+  s.fact_pred.assign(140, -1);
+  for (int32_t c = 0; c < kCells; ++c) {
+    b.fact_args[token(c)] = c;
+    b.fact_args[mark(c)] = c;
+    s.fact_pred[token(c)] = 0;
+    s.fact_pred[mark(c)] = 1;
+    s.class_objects.push_back(c);
+  }
+  b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
+  const Task task = b.task();
+  s.class_begin = {0, kCells};
+  s.pair_fact_begin = {0};
+  for (int32_t i = 0; i < kCells; ++i) {
+    for (int32_t j = 0; j < kCells; ++j) {
+      if (i < j) s.pair_facts.insert(s.pair_facts.end(), {token(i), token(j), mark(i), mark(j)});
+      s.pair_fact_begin.push_back(static_cast<int32_t>(s.pair_facts.size() / 2));
+    }
+  }
+  s.pair_template_begin.assign(kCells * kCells + 1, 0);
+  s.template_object_begin = {0};
+  Canonicalizer canon(task, s);
+  auto state = [&](uint32_t pattern, bool reversed) {
+    State st(task);
+    for (int32_t c = 0; c < kCells; ++c) {
+      const int32_t at = reversed ? kCells - 1 - c : c;
+      st.set(token(at), ((pattern >> c) & 1) != 0);
+      st.set(mark(at), ((pattern >> (kCells + c)) & 1) != 0);
+    }
+    return st;
+  };
+  int32_t moved_far = 0;
+  for (uint32_t pattern = 0; pattern < (1u << (2 * kCells)); ++pattern) {
+    State st = state(pattern, false);
+    State replay = st;
+    std::vector<std::pair<int32_t, int32_t>> swaps;
+    canon.canonicalize(st.words.data(), st.counters.data(), &swaps);
+    for (const auto& [x, y] : swaps) {
+      for (const auto& [fx, fy] : {std::pair{token(x), token(y)}, std::pair{mark(x), mark(y)}}) {
+        const bool a = replay.bit(fx), c = replay.bit(fy);
+        replay.set(fx, c);
+        replay.set(fy, a);
+      }
+    }
+    ASSERT_EQ(st.words, replay.words) << "pattern " << pattern;
+    State other = state(pattern, true);
+    canon.canonicalize(other.words.data(), other.counters.data(), nullptr);
+    ASSERT_EQ(other.words, st.words) << "pattern " << pattern;
+    moved_far += swaps.size() >= 3 ? 1 : 0;
+  }
+  EXPECT_GT(moved_far, 100);  // the patterns do exercise long rotations
+}
+
 // Tables for one class {1, 2} of a task with `cells` cells (fact c = token on cell c): pair
 // (1, 2) exchanges facts 1 and 2.
 SymmetrySpec cells_one_and_two(int32_t cells) {

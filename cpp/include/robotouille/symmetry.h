@@ -67,7 +67,16 @@ class Canonicalizer {
   // a change).
   bool fixes(int32_t pair, const uint64_t* words, const int32_t* counters) const;
   void apply_pair(int32_t pair, uint64_t* words, int32_t* counters);
+  // The template part of apply_pair alone: renames the listed templates the pair maps.
+  void rename_templates(int32_t pair, int32_t* counters);
   int32_t partner(int32_t pair, int32_t t) const;
+  // Brings role r of class c to slot q (q < r) and shifts slots q..r-1 up by one
+  // (`right`), or brings q to r and shifts q+1..r down by one: the transpositions (q, r),
+  // (q+1, r), ..., (r-1, r), or (q, q+1), (q+1, q+2), ..., (r-1, r), applied at once to the
+  // fact words (see "Rotations" below) and one after another to the listed templates.
+  // Appends those transpositions to `swaps` when given.
+  void rotate(int32_t c, int32_t q, int32_t r, bool right, uint64_t* words, int32_t* counters,
+              std::vector<std::pair<int32_t, int32_t>>* swaps);
 
   const Task& task_;
   SymmetrySpec spec_;
@@ -88,6 +97,25 @@ class Canonicalizer {
   }
   IntVec swap_begin_;
   std::vector<FactSwap> swaps_;
+  // Rotations: sorting a class whose member moved d slots takes d transpositions, each a full
+  // list of masked exchanges (for 17 tables, about 24 each). A rotation of slots q..r moves
+  // every fact at once: per rotation, masked moves (bits of src_word at mask, shifted by
+  // `shift`, into the rotation's touched word `slot`) and the touched words with the masks
+  // of the bits they receive, which are exactly those they give.
+  struct FactMove {
+    int32_t src_word, slot, shift;
+    uint64_t mask;
+  };
+  struct TouchedWord {
+    int32_t word;
+    uint64_t mask;
+  };
+  // Per class, per (q, r, direction): rotation_base_[c] + 2 * (q * k + r) + right.
+  IntVec rotation_base_;
+  IntVec move_begin_, touched_begin_;  // per rotation (CSR)
+  std::vector<FactMove> moves_;
+  std::vector<TouchedWord> touched_;
+  std::vector<uint64_t> gathered_;  // scratch: per touched word, the bits it receives
   std::vector<uint64_t> relevant_;  // facts that mention a class member
   IntVec contrib_begin_, contrib_object_;  // per fact: (member, hash) added to its signature
   std::vector<uint64_t> contrib_value_;
