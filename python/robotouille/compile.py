@@ -598,9 +598,7 @@ class CompiledTask:
                 continue
             grids = np.meshgrid(*lists, indexing="ij")
             cols = [g.ravel() for g in grids]
-            facts = self.pred_base[k] + sum(
-                stride * self.typepos[c] for stride, c in zip(self.pred_strides[k], cols)
-            )
+            facts = self._fact_column(p.name, cols)
             for i, c in enumerate(cols):
                 fact_args[facts, i] = c
             distinct = np.ones(len(facts), bool)
