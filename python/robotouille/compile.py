@@ -183,11 +183,7 @@ class CompiledTask:
         for t in types:
             members = np.flatnonzero(self.object_type == self.type_index[t])
             self.type_objects[t] = members
-            # Like objects (one base name: the tables of a kitchen) take consecutive positions,
-            # so that their facts lie at even distances: symmetry reduction exchanges and
-            # rotates them with a few masked word moves (cpp/src/symmetry.cc).
-            by_base = sorted(range(len(members)), key=lambda i: self.objects[members[i]].base)
-            self.typepos[members[by_base]] = np.arange(len(members))
+            self.typepos[members] = np.arange(len(members))
         self.may_vanish = np.array(
             [
                 i >= self.num_initial_objects or o.type in self.deletable_types
@@ -598,7 +594,7 @@ class CompiledTask:
                 continue
             grids = np.meshgrid(*lists, indexing="ij")
             cols = [g.ravel() for g in grids]
-            facts = self._fact_column(p.name, cols)
+            facts = self.pred_base[k] + np.arange(len(cols[0]))
             for i, c in enumerate(cols):
                 fact_args[facts, i] = c
             distinct = np.ones(len(facts), bool)
