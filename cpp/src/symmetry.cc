@@ -185,16 +185,6 @@ int32_t Canonicalizer::partner(int32_t pair, int32_t t) const {
   return lo < count && first[2 * lo] == t ? first[2 * lo + 1] : t;
 }
 
-void Canonicalizer::apply_pair(int32_t pair, uint64_t* words, int32_t* counters) {
-  for (int32_t i = swap_begin_[pair]; i < swap_begin_[pair + 1]; ++i) {
-    const FactSwap& x = swaps_[i];
-    const uint64_t diff = unlike(x, words);
-    words[x.word_a] ^= diff;
-    words[x.word_b] ^= x.shift >= 0 ? diff << x.shift : diff >> -x.shift;
-  }
-  rename_templates(pair, counters);
-}
-
 void Canonicalizer::rename_templates(int32_t pair, int32_t* counters) {
   const int32_t length = counters[1];
   if (length == 0 || spec_.pair_template_begin[pair] == spec_.pair_template_begin[pair + 1]) {
@@ -262,8 +252,13 @@ void Canonicalizer::sign(const uint64_t* words, const int32_t* counters) {
 }
 
 bool Canonicalizer::fixes(int32_t pair, const uint64_t* words, const int32_t* counters) const {
+  // Each exchange must meet equal bits on both sides.
   for (int32_t i = swap_begin_[pair]; i < swap_begin_[pair + 1]; ++i) {
-    if (unlike(swaps_[i], words) != 0) return false;
+    const FactSwap& x = swaps_[i];
+    const uint64_t b = words[x.word_b];
+    if (((words[x.word_a] ^ (x.shift >= 0 ? b >> x.shift : b << -x.shift)) & x.mask) != 0) {
+      return false;
+    }
   }
   // A listed template that the pair renames would take its partner's place in the list:
   // taken as a change (it may not be one), which only keeps the two objects apart.

@@ -13,9 +13,10 @@
  * Representative: each class member gets a signature, an order-independent hash of the true
  * mutable facts and active special effects it takes part in, where the other arguments are
  * named by their class (for class members) or their identity (others). Within each class the
- * roles are sorted by (signature, current position) with at most k - 1 transpositions, each
- * applied to the fact bits (precomputed masked word swaps) and to the counters (the
- * active-effect list is renamed and the node words of exchanged templates move with them).
+ * roles are sorted by (signature, current position) with at most k - 1 rotations of slots, each
+ * applied to the fact bits at once (precomputed masked word moves) and, as its transpositions,
+ * to the counters (the active-effect list is renamed and the node words of exchanged templates
+ * move with them).
  * Invariant kept by the engine and relied on here: templates not in the active list have
  * all-zero node words.
  *
@@ -66,8 +67,7 @@ class Canonicalizer {
   // Whether applying the pair leaves the state as it is (a renamed active template counts as
   // a change).
   bool fixes(int32_t pair, const uint64_t* words, const int32_t* counters) const;
-  void apply_pair(int32_t pair, uint64_t* words, int32_t* counters);
-  // The template part of apply_pair alone: renames the listed templates the pair maps.
+  // Renames the listed templates that the pair maps, moving their node words with them.
   void rename_templates(int32_t pair, int32_t* counters);
   int32_t partner(int32_t pair, int32_t t) const;
   // Brings role r of class c to slot q (q < r) and shifts slots q..r-1 up by one
@@ -83,18 +83,13 @@ class Canonicalizer {
   int32_t num_classes_ = 0;
   IntVec class_of_;    // per object: its class, or -1
   IntVec pair_base_;   // per class: index of its (0, 0) pair row
-  // Per pair (CSR): its fact exchanges as masked word swaps. The facts at mask's bits of
-  // word_a trade places with those `shift` bits higher (lower, if negative) in word_b.
+  // Per pair (CSR): its fact exchanges as masked word swaps, which fixes() checks. The facts
+  // at mask's bits of word_a trade places with those `shift` bits higher (lower, if negative)
+  // in word_b.
   struct FactSwap {
     int32_t word_a, word_b, shift;
     uint64_t mask;
   };
-  // The bits at x's mask of word_a whose partners in word_b differ from them (inlined: it is
-  // the inner loop of every exchange).
-  [[gnu::always_inline]] static uint64_t unlike(const FactSwap& x, const uint64_t* words) {
-    const uint64_t b = words[x.word_b];
-    return (words[x.word_a] ^ (x.shift >= 0 ? b >> x.shift : b << -x.shift)) & x.mask;
-  }
   IntVec swap_begin_;
   std::vector<FactSwap> swaps_;
   // Rotations: sorting a class whose member moved d slots takes d transpositions, each a full
