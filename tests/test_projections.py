@@ -374,12 +374,20 @@ def _kitchen(
 ) -> robotouille.Env:
     """A small kitchen: two tables, a board, a stove and a fifth station (``last``), holding
     the given stacks (bottom first) in that order; the goal is each named item (lettuce: cut,
-    patty: cooked). The first robot faces the second table (the board, ``at_board``), the
-    second robot the fifth station."""
+    patty: cooked; a name ending in ``*`` starts so). The first robot faces the second table
+    (the board, ``at_board``), the second robot the fifth station."""
     places = [("table", 0, 2), ("table", 1, 0), ("board", 2, 4), ("stove", 4, 2), (last, 3, 0)]
     kinds = {"lettuce": ["iscuttable"], "tomato": ["iscuttable"], "patty": ["iscookable"]}
+    wanted = {"lettuce": "iscut", "patty": "iscooked"}
     items = [
-        {"name": name, "x": x, "y": y, "stack-level": level, "predicates": kinds.get(name, [])}
+        {
+            "name": name.rstrip("*"),
+            "x": x,
+            "y": y,
+            "stack-level": level,
+            "predicates": kinds.get(name.rstrip("*"), [])
+            + ([wanted[name.rstrip("*")]] if name.endswith("*") else []),
+        }
         for (_, x, y), stack in zip(places, stacks)
         for level, name in enumerate(stack)
     ]
@@ -391,7 +399,6 @@ def _kitchen(
     players = [{"name": "robot", **first}]
     if robots == 2:
         players.append({"name": "robot", "x": 3, "y": 1, "direction": [0, -1]})
-    wanted = {"lettuce": "iscut", "patty": "iscooked"}
     layout = {
         "version": "1.0.0",
         "width": 5,
@@ -452,6 +459,29 @@ def test_clearing_needs_every_station_of_the_kind_covered() -> None:
         assert bound(env, **tables) == bound(env, **_without_clearing(tables)) + added
 
 
+def test_a_candidate_that_plays_no_role_pays_for_leaving_the_only_board() -> None:
+    """patty2 covers the board, where the lettuce must be cut; patty1 is cooked already and
+    takes the goal's patty role at no cost. patty2 then plays no role, so its row adds
+    nothing, yet it must leave the board: its pick, the arrival before it and the move after
+    it (2 with the robot standing ready at the board). Cooking patty2 instead costs its row."""
+    stacks = [["lettuce"], ["patty*"], ["patty"], [], []]
+    for env, added in (
+        (_kitchen(stacks, ["lettuce", "patty"]), 3),
+        (_kitchen(stacks, ["lettuce", "patty"], at_board=True), 2),
+    ):
+        tables = _projection_tables(env)
+        assert bound(env, **tables) == bound(env, **_without_clearing(tables)) + added
+        plan = robotouille.plan(env)
+        assert plan.length == robotouille.plan(env, "bfs").length
+        for i, action in enumerate(plan.actions):
+            assert bound(env) <= plan.length - i
+            env.step(action)
+    # patty2 is the lettuce's cover no longer once the lettuce is cut.
+    done = _kitchen([["lettuce*"], ["patty*"], ["patty"], [], []], ["lettuce", "patty"])
+    tables = _projection_tables(done)
+    assert bound(done, **tables) == bound(done, **_without_clearing(tables)) == 0
+
+
 @generated_examples(40)
 @given(
     data=st.data(),
@@ -467,7 +497,12 @@ def test_clearing_keeps_the_optimum_of_kitchens_with_covered_stations(
     stacks: list[list[str]] = [[] for _ in range(5)]
     for name in goal:
         stacks[data.draw(st.sampled_from([0, 1, 4]))].append(name)
-    for name in data.draw(st.lists(st.sampled_from(["cheese", "tomato", "onion"]), max_size=3)):
+    # Other items, some of them candidates of the goal's variables (cooked or cut already, or
+    # not), which the matching may leave without a role.
+    others = st.sampled_from(
+        ["cheese", "tomato", "onion", "lettuce", "patty", "lettuce*", "patty*"]
+    )
+    for name in data.draw(st.lists(others, max_size=3)):
         stacks[data.draw(st.sampled_from([2, 3, 2, 3, 0, 1, 4]))].append(name)  # board, stove
     env = _kitchen(stacks, goal, robots)
     plan = robotouille.plan(env)
@@ -1309,6 +1344,7 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("clearing", [0, 0, 1, 0, 0, 0, 0]),  # a requirement without stations
         ("clearing", [0, 0, 1, 0, 0, 1, 10**6, 1, 0]),  # a template out of range
         ("clearing", [0, 0, 0, 7]),  # runs on
+        ("clearing", [0, 1, 0, 0, 1, 10**6, 0, 0]),  # a covering object out of range
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

@@ -985,7 +985,25 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
         }
       }
     }
-    const size_t key_bytes = 4 * g.members.size() + (g.lifted ? missing_.size() : 0);
+    for (size_t k = 0; k < g.members.size(); ++k) {
+      const int32_t object = projections_[g.members[k]].object;
+      for (size_t st = 0; st < clearing_stations_.size(); ++st) {
+        const IntVec& covers = clearing_stations_[st].covers;
+        for (size_t c = 0; c < covers.size(); c += 2) {
+          if (covers[c] != object) continue;
+          g.covers.push_back(
+              {static_cast<int32_t>(k), static_cast<int32_t>(st), covers[c + 1]});
+        }
+      }
+    }
+    std::map<int32_t, uint64_t> cover_words;
+    for (const RoleGroup::Cover& cover : g.covers) {
+      cover_words[cover.at / 64] |= uint64_t{1} << (cover.at % 64);
+    }
+    for (const auto& [word, mask] : cover_words) g.cover_masks.push_back({word, mask});
+    g.skip.assign(g.covers.empty() ? 0 : g.members.size(), 0);
+    const size_t key_bytes =
+        4 * g.members.size() + (g.lifted ? missing_.size() : 0) + g.skip.size();
     g.key_units = (key_bytes + 1) / 2;
     g.stride = g.key_units + static_cast<size_t>(num_combos_);
     g.key.assign(g.key_units, 0);
@@ -1054,6 +1072,13 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
       for (int32_t b = 0; b < blocks; ++b) item.blocks.push_back(fact());
       station.items.push_back(std::move(item));
     }
+    const int32_t covers = count();
+    for (int32_t k = 0; k < covers; ++k) {
+      const int32_t object = next();
+      require(object >= 0 && object < task_.num_objects, "clearing object out of range");
+      station.covers.push_back(object);
+      station.covers.push_back(fact());
+    }
     clearing_stations_.push_back(std::move(station));
   }
   const int32_t requirements = count();
@@ -1079,14 +1104,72 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
       require(station >= 0 && station < stations, "clearing station out of range");
       requirement.stations.push_back(station);
     }
+    if (at == 1) {
+      clearing_stations_[static_cast<size_t>(requirement.stations[0])].alone.push_back(r);
+    }
     clearing_requirements_.push_back(std::move(requirement));
   }
   require(i == e.size(), "the clearing entries run on past their requirements");
   station_costs_.assign(clearing_stations_.size(), -1);
   group_costs_.assign(static_cast<size_t>(groups), 0);
+  requirement_open_.assign(clearing_requirements_.size(), 0);
 }
 
-int32_t ProjectionHeuristic::clearing(const uint64_t* words, const int32_t* counters) {
+void ProjectionHeuristic::open_requirements(const uint64_t* words, const int32_t* counters) {
+  const int32_t listed = counters[1];
+  const int32_t* active = counters + 2;
+  for (size_t r = 0; r < clearing_requirements_.size(); ++r) {
+    const ClearingRequirement& requirement = clearing_requirements_[r];
+    const bool met = std::any_of(requirement.void_facts.begin(), requirement.void_facts.end(),
+                                 [&](int32_t f) { return test_bit(words, f); });
+    const bool running =
+        std::any_of(active, active + listed, [&](int32_t t) {
+          return std::find(requirement.void_templates.begin(), requirement.void_templates.end(),
+                           t) != requirement.void_templates.end();
+        });
+    requirement_open_[r] = met || running ? 0 : 1;
+  }
+}
+
+bool ProjectionHeuristic::ready_at(const ClearingStation& station, const uint64_t* words) {
+  for (size_t k = 0; k < station.ready.size(); k += 2) {
+    if (test_bit(words, station.ready[k]) && test_bit(words, station.ready[k + 1])) return true;
+  }
+  return false;
+}
+
+bool ProjectionHeuristic::skip_costs(const uint64_t* words) {
+  bool changed = false;
+  for (RoleGroup& group : groups_) {
+    if (group.covers.empty()) continue;
+    // Mostly no member stands at a station it covers: nothing to look up then.
+    const bool some_at = std::any_of(
+        group.cover_masks.begin(), group.cover_masks.end(),
+        [&](const FactMask& m) { return (words[m.word] & m.mask) != 0; });
+    if (!some_at && !group.skipping) continue;
+    skip_before_.assign(group.skip.begin(), group.skip.end());
+    std::fill(group.skip.begin(), group.skip.end(), 0);
+    for (const RoleGroup::Cover& cover : group.covers) {
+      if (!test_bit(words, cover.at)) continue;
+      const ClearingStation& station = clearing_stations_[static_cast<size_t>(cover.station)];
+      const bool open = std::any_of(station.alone.begin(), station.alone.end(), [&](int32_t r) {
+        return requirement_open_[static_cast<size_t>(r)] != 0;
+      });
+      if (!open) continue;
+      int32_t cost = 1;  // its pick
+      if (clearing_mode_ >= kClearArrivals && !ready_at(station, words)) ++cost;
+      if (clearing_mode_ >= kClearFollowUps) ++cost;
+      uint8_t& skip = group.skip[static_cast<size_t>(cover.member)];
+      skip = std::max(skip, static_cast<uint8_t>(cost));
+    }
+    group.skipping = std::any_of(group.skip.begin(), group.skip.end(),
+                                 [](uint8_t cost) { return cost != 0; });
+    changed = changed || group.skip != skip_before_;
+  }
+  return changed;
+}
+
+int32_t ProjectionHeuristic::clearing(const uint64_t* words) {
   if (clearing_requirements_.empty()) return 0;
   std::fill(station_costs_.begin(), station_costs_.end(), -1);
   std::fill(group_costs_.begin(), group_costs_.end(), 0);
@@ -1103,26 +1186,14 @@ int32_t ProjectionHeuristic::clearing(const uint64_t* words, const int32_t* coun
     }
     cost = items;
     if (items > 0 && clearing_mode_ >= kClearArrivals) {
-      bool ready = false;  // a robot stands there with an empty hand: it needs no arrival
-      for (size_t k = 0; k < station.ready.size() && !ready; k += 2) {
-        ready = test_bit(words, station.ready[k]) && test_bit(words, station.ready[k + 1]);
-      }
-      cost += items - (ready ? 1 : 0);
+      cost += items - (ready_at(station, words) ? 1 : 0);
       if (clearing_mode_ >= kClearFollowUps) cost += items;
     }
     return cost;
   };
-  const int32_t listed = counters[1];
-  const int32_t* active = counters + 2;
-  for (const ClearingRequirement& requirement : clearing_requirements_) {
-    const bool met = std::any_of(requirement.void_facts.begin(), requirement.void_facts.end(),
-                                 [&](int32_t f) { return test_bit(words, f); });
-    const bool running =
-        std::any_of(active, active + listed, [&](int32_t t) {
-          return std::find(requirement.void_templates.begin(), requirement.void_templates.end(),
-                           t) != requirement.void_templates.end();
-        });
-    if (met || running) continue;
+  for (size_t r = 0; r < clearing_requirements_.size(); ++r) {
+    if (requirement_open_[r] == 0) continue;
+    const ClearingRequirement& requirement = clearing_requirements_[r];
     int32_t least = std::numeric_limits<int32_t>::max();
     for (int32_t s : requirement.stations) least = std::min(least, station_cost(s));
     int32_t& group = group_costs_[static_cast<size_t>(requirement.group)];
@@ -2588,10 +2659,13 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
       }
     }
     // Masks downwards: a mask only grows, so each member plays at most one role. The members
-    // before this one fill at most i variables: larger masks are still kInf.
+    // before this one fill at most i variables: larger masks are still kInf. A member that
+    // plays no role costs its skip cost (see "Clearing"), added to a mask once the masks
+    // above it have read it.
+    const int32_t skip = group.skip.empty() ? 0 : group.skip[i];
     for (uint32_t mask = all + 1; mask-- > 0;) {
       if (static_cast<size_t>(std::popcount(mask)) > i) continue;
-      const int32_t* from = dp_.data() + size_t{mask} * classes;
+      int32_t* from = dp_.data() + size_t{mask} * classes;
       for (size_t r = 0; r < roles; ++r) {
         const uint32_t bit = uint32_t{1} << p.roles[r];
         if (mask & bit) continue;
@@ -2600,6 +2674,9 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
         for (size_t k = 0; k < classes; ++k) {
           to[k] = std::min(to[k], std::min(from[k] + cost[k], kInf));
         }
+      }
+      if (skip != 0) {
+        for (size_t k = 0; k < classes; ++k) from[k] = std::min(from[k] + skip, kInf);
       }
     }
   }
@@ -2613,7 +2690,8 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
 
 int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* counters) {
   const std::vector<Projection>& rows = *rows_;
-  if (rows.empty()) return clearing(words, counters);
+  if (!clearing_requirements_.empty()) open_requirements(words, counters);
+  if (rows.empty()) return clearing(words);
   const bool first = last_words_.empty();
   const auto num_words = static_cast<size_t>(task_.num_words);
   const auto num_counters = static_cast<size_t>(task_.num_counters);
@@ -2659,6 +2737,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   }
   const bool lifted_changed = first || missing_ != last_missing_;
   last_missing_ = missing_;
+  const bool skips_changed = skip_costs(words);
   const auto combos = static_cast<size_t>(num_combos_);
   // Two passes over the groups: the first writes the key of each group whose members changed
   // and fetches its first cache slot, the second probes; the groups' cache misses overlap.
@@ -2666,7 +2745,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   for (size_t g = 0; g < groups_.size(); ++g) {
     RoleGroup& group = groups_[g];
     const bool kept =
-        !(group.lifted && lifted_changed) &&
+        !(group.lifted && lifted_changed) && !(!group.covers.empty() && skips_changed) &&
         std::none_of(group.members.begin(), group.members.end(),
                      [&](int32_t m) { return id_changed_[m] != 0; });
     if (kept && group.last >= 0) continue;
@@ -2674,7 +2753,12 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     for (size_t k = 0; k < group.members.size(); ++k) {
       std::memcpy(key + 4 * k, &ids_[group.members[k]], 4);
     }
-    if (group.lifted) std::memcpy(key + 4 * group.members.size(), missing_.data(), missing_.size());
+    size_t at = 4 * group.members.size();
+    if (group.lifted) {
+      std::memcpy(key + at, missing_.data(), missing_.size());
+      at += missing_.size();
+    }
+    if (!group.skip.empty()) std::memcpy(key + at, group.skip.data(), group.skip.size());
     group.hash = static_cast<uint32_t>(hash_bytes(reinterpret_cast<const uint8_t*>(key),
                                                   group.key_units * 2));
     group.cache.prefetch(group.hash);
@@ -2726,7 +2810,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   for (size_t c = 0; c < combos; ++c) {
     if (sums[c] < kUnreached) best = std::min(best, sums[c]);
   }
-  return best == kDeadEnd ? best : best + clearing(words, counters);
+  return best == kDeadEnd ? best : best + clearing(words);
 }
 
 }  // namespace robotouille

@@ -1085,11 +1085,18 @@ def _clearing(
     the item: a move while holding it, or putting it back on the same support. Only where
     every station holds one stack (:func:`_stack_shapes`; the planner checks the start state).
 
+    Covering candidates: a projection object ``o`` at such a station that no grounding of the
+    requirement needs there (not one of its ``y``), all of whose steps onto or off the station
+    its own row is charged for, leaves it in steps only ``o``'s row pays for. Where ``o``
+    plays no role of its group that row adds 0, so the matching charges ``o``'s departure
+    instead, as for an item above, while a requirement with that station alone is open.
+
     Layout: what counts (:data:`CLEAR_PICKS`, :data:`CLEAR_ARRIVALS` or
     :data:`CLEAR_FOLLOW_UPS`); the number of stations, and per station the number of
     (position fact, free-hand fact) pairs of the robots that could stand there, those pairs,
     the number of items, and per item its fact ``item_at(i, s)``, the number of facts that
-    rule it out (supports some row is charged for), and those facts; then the number of
+    rule it out (supports some row is charged for), and those facts, the number of covering
+    candidates and per candidate its object and its fact ``item_at(o, s)``; then the number of
     requirements, and per requirement its group (requirements whose stations overlap share
     one, and count as their largest), the number of facts that void it (the atom's facts),
     those facts, the number of templates that void it (running, they may make one of those
@@ -1110,6 +1117,7 @@ def _clearing(
 
     goal = task.problem.goal
     requirements: list[tuple[list[int], list[int], list[int]]] = []
+    wanted_at: set[tuple[int, int]] = set()
     follow_ups = True
     for atom in goal.atoms:
         if len(atom.args) != 1:
@@ -1129,9 +1137,10 @@ def _clearing(
         }
         stations: set[int] = set()
         hands_free = True
+        needed: set[tuple[int, int]] = set()  # (station, the object a producer needs there)
         for g in producers:
             alone = [
-                view.args(f)[1]
+                (view.args(f)[1], view.args(f)[0])
                 for f in view.pre_pos[g]
                 if named(f, "item_on")
                 and view.args(f)[0] in projected
@@ -1139,15 +1148,18 @@ def _clearing(
             ]
             if not alone:
                 break
-            stations.add(alone[0])
-            hands_free = hands_free and robot_at(g, alone[0])
+            stations.add(alone[0][0])
+            needed.add(alone[0])
+            hands_free = hands_free and robot_at(g, alone[0][0])
         else:
             if stations:
                 requirements.append((facts, templates, sorted(stations)))
                 follow_ups = follow_ups and hands_free
+                wanted_at |= needed
     if not requirements:
         return []
     used = sorted({s for _, _, stations in requirements for s in stations})
+    key_candidates = {c for v in _key_variables(task) for c in task.goal_candidates[v]}
     mode = CLEAR_PICKS
     if arrivals_apply:
         mode = CLEAR_FOLLOW_UPS if follow_ups else CLEAR_ARRIVALS
@@ -1192,6 +1204,19 @@ def _clearing(
             blocks = sorted(own & charged_supports)
             entries.append([f, len(blocks), *blocks])
         out += [len(entries), *(x for entry in entries for x in entry)]
+        # Covering candidates: projection objects that must leave s in steps their own rows pay
+        # (not a key variable's candidates, which the goal may name without a role).
+        covers = [
+            (view.args(f)[0], f)
+            for f in items_at[s]
+            if view.args(f)[0] in projected
+            and view.args(f)[0] not in key_candidates
+            and (s, view.args(f)[0]) not in wanted_at
+            and not task.may_vanish[view.args(f)[0]]
+            and all(charged[g] == view.args(f)[0] for g in view.writers.get(f, []))
+            and not any(f in writes for writes in view.template_writes)
+        ]
+        out += [len(covers), *(x for cover in covers for x in cover)]
     # Requirements whose stations overlap share a group (their picks may be the same ones).
     group_of = list(range(len(requirements)))
     for k, (_, _, places) in enumerate(requirements):

@@ -161,6 +161,16 @@
  * stands ready, plus k follow-ups, as the tables' mode allows); requirements whose stations
  * overlap form a group that adds its largest, and groups (disjoint stations: different items)
  * add up. Every step counted is one that no row is charged for, so the sum stays admissible.
+ * Covering candidates: a projection object o in the stack at such a station s that no such
+ * grounding needs there (not one of the y), where every step that puts o on s or takes it off is
+ * charged to o's row, must leave s too, in a pick charged to o, and the arrival and the follow-up
+ * around it (as above) are charged to nobody or to o. Where o is a member of a role group, its
+ * row adds nothing under an assignment in which it plays no role, so nothing counts those steps
+ * there: while a requirement whose only station is s is open, the matching charges such an o
+ * that plays no role its skip cost (its pick, plus its arrival and follow-up as the mode allows,
+ * the arrival only where no robot stands ready at s). Under the real plan's assignment every
+ * other row and the clearing term count other steps (other objects' picks, holds and arrivals),
+ * so the sum stays admissible.
  *
  * Invariants: the tables may list fact sets of which no reachable state has two true
  * (python/robotouille/invariants.py proves them). A projection checks only the preconditions
@@ -587,6 +597,17 @@ class ProjectionHeuristic {
     IdIndex cache;
     std::vector<uint16_t> records;
     size_t key_units = 0, stride = 0;
+    // Covering candidates among the members (see "Clearing"): a member that plays no role
+    // costs its skip cost, which the key then includes (one byte per member).
+    struct Cover {
+      int32_t member;   // index into members
+      int32_t station;  // into clearing_stations_
+      int32_t at;       // the member's object at that station
+    };
+    std::vector<Cover> covers;
+    std::vector<FactMask> cover_masks;  // the covers' facts by word: all clear, no skip costs
+    std::vector<uint8_t> skip;  // per member, the current state's skip cost
+    bool skipping = false;      // some skip cost is not 0
     std::vector<uint16_t> key;  // scratch: the key evaluate() probes for
     uint32_t hash = 0;          // scratch: its hash
     int64_t last = -1;  // the entry evaluate() used last, or -1
@@ -683,6 +704,9 @@ class ProjectionHeuristic {
   struct ClearingStation {
     IntVec ready;  // pairs
     std::vector<ClearingItem> items;
+    // Covering candidates (see "Clearing"): (object, its fact "at the station") pairs.
+    IntVec covers;
+    IntVec alone;  // the requirements with this station alone
   };
   struct ClearingRequirement {
     int32_t group = 0;
@@ -697,8 +721,16 @@ class ProjectionHeuristic {
   IntVec station_costs_, group_costs_;  // scratch for clearing()
   // Validates spec.clearing and fills the clearing tables.
   void read_clearing(const ProjectionSpec& spec);
-  // The clearing cost of a state (0 without requirements).
-  int32_t clearing(const uint64_t* words, const int32_t* counters);
+  // Fills requirement_open_: per requirement, whether the state still needs it.
+  void open_requirements(const uint64_t* words, const int32_t* counters);
+  // Whether a robot stands at the station with an empty hand (it needs no arrival there).
+  static bool ready_at(const ClearingStation& station, const uint64_t* words);
+  // The clearing cost of a state whose requirement_open_ is filled (0 without requirements).
+  int32_t clearing(const uint64_t* words);
+  // Fills each group's skip costs (see "Clearing"); whether any changed since the last call.
+  bool skip_costs(const uint64_t* words);
+  std::vector<uint8_t> requirement_open_;
+  std::vector<uint8_t> skip_before_;  // scratch for skip_costs()
   // spec.hand_over_places: a robot slot, that robot's position fact, and the fact of a
   // container that hand-overs need at that station; and the robot (the position fact's first
   // argument).
