@@ -1325,6 +1325,18 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
       lift.companions.push_back(std::move(per_value));
     }
     assign[lift.station] = -1;
+    for (const std::vector<FactMask>& per_value : lift.companions) {
+      for (const FactMask& m : per_value) {
+        if (m.word < 0) continue;
+        const auto at = std::find_if(lift_words_.begin(), lift_words_.end(),
+                                     [&](const FactMask& w) { return w.word == m.word; });
+        if (at == lift_words_.end()) {
+          lift_words_.push_back(m);
+        } else {
+          at->mask |= m.mask;
+        }
+      }
+    }
     lift.missing_begin = static_cast<int32_t>(missing_.size());
     missing_.resize(missing_.size() + lift.companions.size(), 0);
     lifts_.push_back(std::move(lift));
@@ -2716,21 +2728,28 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     id_changed_[i] = first || id != ids_[i];
     ids_[i] = id;
   }
+  // Per lift and value of K: whether some companion variable has no candidate at K. Most
+  // steps move none of the companions' candidates, and missing_ then stands.
+  const bool companions_moved =
+      first || std::any_of(lift_words_.begin(), lift_words_.end(), [&](const FactMask& m) {
+        return ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
+      });
   last_words_.assign(words, words + num_words);
   last_counters_.assign(counters, counters + num_counters);
-  // Per lift and value of K: whether some companion variable has no candidate at K.
-  missing_.assign(missing_.size(), 0);
-  for (const Lift& lift : lifts_) {
-    for (size_t v = 0; v < lift.companions.size(); ++v) {
-      bool some_at = false;
-      for (const FactMask& m : lift.companions[v]) {
-        if (m.word >= 0) {
-          some_at = some_at || (words[m.word] & m.mask) != 0;
-        } else if (!some_at) {
-          missing_[lift.missing_begin + v] = 1;
-          break;
-        } else {
-          some_at = false;
+  if (companions_moved) {
+    missing_.assign(missing_.size(), 0);
+    for (const Lift& lift : lifts_) {
+      for (size_t v = 0; v < lift.companions.size(); ++v) {
+        bool some_at = false;
+        for (const FactMask& m : lift.companions[v]) {
+          if (m.word >= 0) {
+            some_at = some_at || (words[m.word] & m.mask) != 0;
+          } else if (!some_at) {
+            missing_[lift.missing_begin + v] = 1;
+            break;
+          } else {
+            some_at = false;
+          }
         }
       }
     }

@@ -744,6 +744,7 @@ class ProjectionHeuristic {
   IntVec class_costs_, role_costs_;
   // Per lift (from its missing_begin) and value of its K: some companion is missing there.
   std::vector<uint8_t> missing_;
+  std::vector<FactMask> lift_words_;  // every lift's companion facts, by word
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   // The last build() that ran past its max_states: how many of the states it found it had
