@@ -459,6 +459,67 @@ def test_clearing_needs_every_station_of_the_kind_covered() -> None:
         assert bound(env, **tables) == bound(env, **_without_clearing(tables)) + added
 
 
+def _parks_at(layout: list[int]) -> int:
+    """Where the clearing layout's parks begin (read as projection.cc reads it)."""
+    at = 1
+
+    def skip_counted(width: int) -> None:  # a count, then that many entries of `width` values
+        nonlocal at
+        at += 1 + width * layout[at]
+
+    stations = layout[at]
+    at += 1
+    for _ in range(stations):
+        skip_counted(2)  # the robots' (position, free hand) pairs
+        items = layout[at]
+        at += 1
+        for _ in range(items):
+            at += 1  # the item's fact
+            skip_counted(1)  # the facts that rule it out
+        skip_counted(2)  # the covering candidates
+    requirements = layout[at]
+    at += 1
+    for _ in range(requirements):
+        at += 1  # its group
+        skip_counted(1)  # the facts that void it
+        skip_counted(1)  # the templates that void it
+        skip_counted(1)  # its stations
+    return at
+
+
+def _without_parks(tables: dict[str, Any]) -> dict[str, Any]:
+    layout = [int(x) for x in tables["clearing"]]
+    return {**tables, "clearing": [*layout[: _parks_at(layout)], 0]} if layout else tables
+
+
+def test_a_top_bread_that_covers_the_board_is_parked_before_the_cuts() -> None:
+    """bread2 stands on the only board, where the lettuce and the tomato must be cut before
+    they join the sandwich. As its top bread it must leave the board before the cuts and can
+    reach the sandwich only after them, so it is put down elsewhere and picked up once more:
+    the park distance counts those 4 steps, and the bound starts at the optimum, 28."""
+    (instance,) = datasets.load("synchronous", tasks=["2"], seeds=[336])
+    env = instance.load()
+    tables = _projection_tables(env)
+    stacks = [["lettuce"], [], ["cheese"], [], []]
+    assert bound(env, **tables) == instance.optimal_length == 28
+    assert bound(env, **_without_parks(tables)) == 24
+    plan = robotouille.plan(env)
+    assert plan.length == 28
+    raised = 0
+    for i, action in enumerate(plan.actions):
+        tables = _projection_tables(env)
+        with_parks = bound(env, **tables)
+        assert bound(env, **_without_parks(tables)) <= with_parks <= plan.length - i
+        raised += with_parks > bound(env, **_without_parks(tables))
+        env.step(action)
+    assert raised > 0
+    # With two robots the other one could hold the top bread meanwhile: no parks.
+    for robots, parks in ((1, 1), (2, 0)):
+        kitchen = _kitchen(stacks, ["lettuce"], robots)
+        layout = [int(x) for x in _projection_tables(kitchen)["clearing"]]
+        assert layout[_parks_at(layout)] == parks
+
+
 def test_a_candidate_that_plays_no_role_pays_for_leaving_the_only_board() -> None:
     """patty2 covers the board, where the lettuce must be cut; patty1 is cooked already and
     takes the goal's patty role at no cost. patty2 then plays no role, so its row adds
@@ -1345,6 +1406,9 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("clearing", [0, 0, 1, 0, 0, 1, 10**6, 1, 0]),  # a template out of range
         ("clearing", [0, 0, 0, 7]),  # runs on
         ("clearing", [0, 1, 0, 0, 1, 10**6, 0, 0]),  # a covering object out of range
+        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 3, 0, -1, 0]),  # a park's requirement
+        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 10**6, -1, 0]),  # its variable
+        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, -1, 1, 10**6, 0]),  # object
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

@@ -507,6 +507,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   assign_roles(spec);
   read_lifts(spec);
   read_clearing(spec);
+  link_parks();
   // An object with two rows (the second its fallback, without the robots' positions) builds
   // the fallback first, and the full row only where its predicted size (the fallback's states
   // times size_factor) fits the caps and the distance tables' room: a failed attempt costs
@@ -979,9 +980,17 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
         for (const int32_t c : g.class_combos) {
           const auto at = static_cast<size_t>(c) * p.width + r;
           const bool liftable = e >= 0 && p.via_column_of[at] >= 0;
+          const auto park_begin = static_cast<int32_t>(g.park_refs.size());
+          for (size_t t = 0; t < p.parks.size() && liftable; ++t) {
+            const ParkLink& link = park_links_[static_cast<size_t>(p.parks[t].link)];
+            if (link.lift != e) continue;
+            g.park_refs.emplace_back(static_cast<int32_t>(t),
+                                     link.flag_begin + lifts_[e].value_of_combo[c]);
+          }
           g.role_columns.push_back(
               {p.column_of[at], liftable ? p.via_column_of[at] : -1,
-               liftable ? lifts_[e].missing_begin + lifts_[e].value_of_combo[c] : -1});
+               liftable ? lifts_[e].missing_begin + lifts_[e].value_of_combo[c] : -1, park_begin,
+               static_cast<int32_t>(g.park_refs.size())});
         }
       }
     }
@@ -1109,10 +1118,46 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
     }
     clearing_requirements_.push_back(std::move(requirement));
   }
-  require(i == e.size(), "the clearing entries run on past their requirements");
+  const int32_t parks = count();
+  const auto num_vars = static_cast<int32_t>(task_.spec.goal_var_group.size());
+  for (int32_t k = 0; k < parks; ++k) {
+    Park park;
+    park.requirement = next();
+    require(park.requirement >= 0 && park.requirement < requirements,
+            "park requirement out of range");
+    require(clearing_requirements_[static_cast<size_t>(park.requirement)].stations.size() == 1,
+            "a park's requirement must have one station");
+    park.variable = next();
+    require(park.variable >= 0 && park.variable < num_vars, "park variable out of range");
+    park.robot_at = next();
+    require(park.robot_at >= -1 && park.robot_at < task_.num_facts, "clearing fact out of range");
+    const int32_t objects = count();
+    for (int32_t o = 0; o < objects; ++o) {
+      const int32_t object = next();
+      require(object >= 0 && object < task_.num_objects, "clearing object out of range");
+      park.at.push_back(object);
+      park.at.push_back(fact());
+    }
+    parks_.push_back(std::move(park));
+  }
+  require(i == e.size(), "the clearing entries run on past their parks");
   station_costs_.assign(clearing_stations_.size(), -1);
   group_costs_.assign(static_cast<size_t>(groups), 0);
   requirement_open_.assign(clearing_requirements_.size(), 0);
+}
+
+void ProjectionHeuristic::link_parks() {
+  for (size_t k = 0; k < parks_.size(); ++k) {
+    for (size_t e = 0; e < lifts_.size(); ++e) {
+      const IntVec& vars = lifts_[e].companion_vars;
+      for (size_t j = 0; j < vars.size(); ++j) {
+        if (vars[j] != parks_[k].variable) continue;
+        park_links_.push_back({static_cast<int32_t>(k), static_cast<int32_t>(e),
+                               static_cast<int32_t>(j), static_cast<int32_t>(missing_.size())});
+        missing_.resize(missing_.size() + lifts_[e].companions.size(), 0);
+      }
+    }
+  }
 }
 
 void ProjectionHeuristic::open_requirements(const uint64_t* words, const int32_t* counters) {
@@ -1325,6 +1370,10 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
       lift.companions.push_back(std::move(per_value));
     }
     assign[lift.station] = -1;
+    for (int32_t a : companions) lift.companion_vars.push_back(arg(a, 0).second);
+    lift.absent_begin = static_cast<int32_t>(companion_absent_.size());
+    companion_absent_.resize(companion_absent_.size() + lift.companions.size() * companions.size(),
+                             0);
     for (const std::vector<FactMask>& per_value : lift.companions) {
       for (const FactMask& m : per_value) {
         if (m.word < 0) continue;
@@ -1440,6 +1489,68 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
                         seeds, {})) {
       return false;
     }
+  }
+  return true;
+}
+
+bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec, int32_t index,
+                                      const std::vector<Bits>& bits, int32_t sink,
+                                      const std::vector<int16_t>& bit_of,
+                                      const IntVec& reverse_begin, const IntVec& reverse_source,
+                                      const std::vector<uint8_t>& reverse_cost, int64_t room) {
+  p.parks.clear();
+  if (p.via_columns == 0) return true;
+  const auto count = static_cast<int64_t>(bits.size());
+  IntVec hold_bits;  // F's bits "a robot holds the object"; outside F: not held
+  for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
+    const int32_t b = bit_of[spec.hold_facts[2 * k + 1]];
+    if (b >= 0) hold_bits.push_back(b);
+  }
+  LayeredSeeds seeds;
+  for (size_t l = 0; l < park_links_.size(); ++l) {
+    const ParkLink& link = park_links_[l];
+    if (std::find(p.lift_of_role.begin(), p.lift_of_role.end(), link.lift) ==
+        p.lift_of_role.end()) {
+      continue;
+    }
+    const Park& park = parks_[static_cast<size_t>(link.park)];
+    int32_t at = -1;  // the object's "at s" bit; outside F the park is unknown: no table
+    for (size_t k = 0; k < park.at.size(); k += 2) {
+      if (park.at[k] == p.object) at = bit_of[park.at[k + 1]];
+    }
+    int32_t robot = park.robot_at >= 0 ? bit_of[park.robot_at] : -1;  // -1: may stand there
+    // A merged bit stands for several facts: "not at s" cannot be read from it.
+    if (at < 0 || p.merged_bits.test(at)) continue;
+    if (robot >= 0 && p.merged_bits.test(robot)) robot = -1;
+    const int64_t size = count * p.via_columns;
+    if (size > room) continue;
+    room -= size;
+    Projection::ParkTable table{static_cast<int32_t>(l),
+                                std::vector<uint16_t>(static_cast<size_t>(size), kUnreached)};
+    for (int32_t first = 0; first < p.via_columns; first += 64) {
+      const int32_t width = std::min<int32_t>(64, p.via_columns - first);
+      seeds.clear();
+      if (sink >= 0) {
+        add_seed(seeds, sink, width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1, 0);
+      }
+      for (int32_t id = 0; id < static_cast<int32_t>(count); ++id) {
+        const Bits& b = bits[static_cast<size_t>(id)];
+        if (id == sink || b.test(at) || (robot >= 0 && !b.test(robot)) ||
+            std::any_of(hold_bits.begin(), hold_bits.end(),
+                        [&](int32_t h) { return b.test(h); })) {
+          continue;
+        }
+        const uint16_t* via = p.via.data() + static_cast<size_t>(id) * p.via_columns + first;
+        for (int32_t k = 0; k < width; ++k) {
+          if (via[k] < kUnreached) add_seed(seeds, id, uint64_t{1} << k, via[k]);
+        }
+      }
+      if (!distances_into(table.distance, p.via_columns, first, reverse_begin, reverse_source,
+                          reverse_cost, seeds, {})) {
+        return false;
+      }
+    }
+    p.parks.push_back(std::move(table));
   }
   return true;
 }
@@ -2488,6 +2599,13 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
                              reverse_cost, kMaxDistanceEntries - distance_entries_ - entries)) {
       return false;
     }
+    if (lifted && !park_links_.empty() &&
+        !build_parks(p, spec, index, bits, sink, bit_of, reverse_begin, reverse_source,
+                     reverse_cost,
+                     kMaxDistanceEntries - distance_entries_ - entries -
+                         static_cast<int64_t>(p.via.size()))) {
+      return false;
+    }
   }
   // Abstract states without running timers (most) get an open-addressing table on their bits'
   // words; the others stay in the string map.
@@ -2664,9 +2782,15 @@ void ProjectionHeuristic::match(const RoleGroup& group) {
       const RoleGroup::RoleColumn* columns = group.role_columns.data() + group.role_begin[i];
       for (size_t j = 0; j < roles * classes; ++j) {
         const RoleGroup::RoleColumn& rc = columns[j];
-        const int32_t cost = rc.missing >= 0 && missing_[static_cast<size_t>(rc.missing)] != 0
-                                 ? via[rc.via_column]
-                                 : d[rc.column];
+        int32_t cost = rc.missing >= 0 && missing_[static_cast<size_t>(rc.missing)] != 0
+                           ? via[rc.via_column]
+                           : d[rc.column];
+        for (int32_t k = rc.park_begin; k < rc.park_end; ++k) {
+          const auto& [table, flag] = group.park_refs[static_cast<size_t>(k)];
+          if (missing_[static_cast<size_t>(flag)] == 0) continue;
+          const std::vector<uint16_t>& park = p.parks[static_cast<size_t>(table)].distance;
+          cost = std::max<int32_t>(cost, park[at * p.via_columns + rc.via_column]);
+        }
         role_costs_[j] = cost < kUnreached ? cost : kInf;
       }
     }
@@ -2737,21 +2861,36 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   last_words_.assign(words, words + num_words);
   last_counters_.assign(counters, counters + num_counters);
   if (companions_moved) {
-    missing_.assign(missing_.size(), 0);
     for (const Lift& lift : lifts_) {
+      const size_t companions = lift.companion_vars.size();
       for (size_t v = 0; v < lift.companions.size(); ++v) {
+        uint8_t* absent = companion_absent_.data() + lift.absent_begin + v * companions;
         bool some_at = false;
+        bool missing = false;
+        size_t j = 0;
         for (const FactMask& m : lift.companions[v]) {
           if (m.word >= 0) {
             some_at = some_at || (words[m.word] & m.mask) != 0;
-          } else if (!some_at) {
-            missing_[lift.missing_begin + v] = 1;
-            break;
           } else {
+            absent[j++] = some_at ? 0 : 1;
+            missing = missing || !some_at;
             some_at = false;
           }
         }
+        missing_[lift.missing_begin + v] = missing ? 1 : 0;
       }
+    }
+  }
+  // Parks apply where their companion is absent and their requirement open (see "Parks").
+  for (const ParkLink& link : park_links_) {
+    const Lift& lift = lifts_[static_cast<size_t>(link.lift)];
+    const bool open = requirement_open_[static_cast<size_t>(
+                          parks_[static_cast<size_t>(link.park)].requirement)] != 0;
+    const size_t companions = lift.companion_vars.size();
+    for (size_t v = 0; v < lift.companions.size(); ++v) {
+      const uint8_t absent =
+          companion_absent_[lift.absent_begin + v * companions + static_cast<size_t>(link.companion)];
+      missing_[static_cast<size_t>(link.flag_begin) + v] = open && absent != 0 ? 1 : 0;
     }
   }
   const bool lifted_changed = first || missing_ != last_missing_;

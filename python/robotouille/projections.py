@@ -1070,6 +1070,7 @@ def _clearing(
     charged: list[int],
     movers: set[int],
     arrivals_apply: bool,
+    hands_proven: bool,
 ) -> list[int]:
     """The clearing entries (see "Clearing" in ``projection.h``), one after another.
 
@@ -1100,7 +1101,11 @@ def _clearing(
     requirements, and per requirement its group (requirements whose stations overlap share
     one, and count as their largest), the number of facts that void it (the atom's facts),
     those facts, the number of templates that void it (running, they may make one of those
-    facts true), those templates, the number of its stations and their indices.
+    facts true), those templates, the number of its stations and their indices; then the number
+    of parks, and per park (see "Parks" in ``projection.h``; one robot only) its requirement
+    (one station, and a goal variable as the atom's subject), that variable, the robot's
+    position fact at the station (-1: none), the number of projection objects that may stand
+    there, and per object the object and its fact ``item_at(o, s)``.
     """
     if not _stack_shapes(task.domain):
         return []
@@ -1117,6 +1122,7 @@ def _clearing(
 
     goal = task.problem.goal
     requirements: list[tuple[list[int], list[int], list[int]]] = []
+    subjects: list[int] = []  # per requirement, its atom's goal variable (-1: an object)
     wanted_at: set[tuple[int, int]] = set()
     follow_ups = True
     for atom in goal.atoms:
@@ -1154,6 +1160,7 @@ def _clearing(
         else:
             if stations:
                 requirements.append((facts, templates, sorted(stations)))
+                subjects.append(subject if isinstance(subject, int) else -1)
                 follow_ups = follow_ups and hands_free
                 wanted_at |= needed
     if not requirements:
@@ -1229,7 +1236,44 @@ def _clearing(
     for (facts, templates, places), group in zip(requirements, group_of):
         out += [dense[group], len(facts), *facts, len(templates), *templates]
         out += [len(places), *(used.index(s) for s in places)]
-    return out
+    # Parks (one robot only): a requirement of a goal variable with one station, the robot's
+    # position there, and the projection objects that may stand at it with their facts.
+
+    def makes(g: int, f: int, value: int = 1) -> bool:
+        """Whether grounding g writes fact f with the value."""
+        return dict(zip(view.eff[g], view.eff_value[g])).get(f) == value
+
+    parks: list[int] = []
+    count_parks = 0
+    if len(view.robots) == 1 and hands_proven:
+        for k, (_, _, places) in enumerate(requirements):
+            if len(places) != 1 or subjects[k] < 0:
+                continue
+            s = places[0]
+            # The last step that takes the variable's object off s needs the robot there with
+            # an empty hand.
+            left = [task.fact_of("item_on", [c, s]) for c in task.goal_candidates[subjects[k]]]
+            departures = [g for f in left for g in view.writers.get(f, []) if makes(g, f, 0)]
+            # Each grounding that makes the atom true of an object, or starts what does, needs
+            # that object on s.
+            facts, templates, _ = requirements[k]
+            made = [(g, {f}) for f in facts for g in view.writers.get(f, []) if makes(g, f)] + [
+                (g, view.template_writes[t] & set(facts))
+                for t in templates
+                for g in view.starters.get(t, [])
+            ]
+            on_s = all(
+                task.fact_of("item_on", [view.args(f)[0], s]) in view.pre_pos[g]
+                for g, written in made
+                for f in written
+            )
+            if not on_s or not all(robot_at(g, s) for g in departures):
+                continue
+            at = [(view.args(f)[0], f) for f in items_at[s] if view.args(f)[0] in projected]
+            position = ready[s][0] if ready[s] else -1
+            parks += [k, subjects[k], position, len(at), *(x for pair in at for x in pair)]
+            count_parks += 1
+    return [*out, count_parks, *parks]
 
 
 def _lifts(
@@ -1957,7 +2001,15 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         colocated_begin=colocated_begin,
         colocated=colocated,
         lifts=_lifts(task, view, key_vars, hand_facts),
-        clearing=_clearing(task, view, projected_set, charged, movers, arrivals_apply),
+        clearing=_clearing(
+            task,
+            view,
+            projected_set,
+            charged,
+            movers,
+            arrivals_apply,
+            all(any(r in view.args(f) for f in hand_facts) for r in view.robots),
+        ),
         merge_begin=merge_begin,
         merges=merge_pairs,
         mutex_begin=mutex_begin,

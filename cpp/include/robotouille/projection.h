@@ -135,6 +135,21 @@
  * its plain goal distance. What F does not keep (a robot's position, its hand) is taken to
  * allow the state, so every real plan still passes through a via state.
  *
+ * Parks: with one robot, where a lifted role's companion variable x (not at K under the
+ * combination) has an open clearing requirement whose only station is s (x's atom P still to
+ * be made true there; python/robotouille/projections.py checks that every step taking a
+ * candidate of x off s needs the robot there with an empty hand). The object y that ends as
+ * x is made P on s, and its last departure from s comes before its last arrival at K (it must
+ * end at K, and K is not s, where it stood alone). Right before that departure the robot
+ * stands at s with an empty hand, so the lifted object o is not held, and it is not at s (y
+ * stood there alone). Then comes the lift's via state (see "Lifts"), right before y's last
+ * arrival at K. So every real plan passes through such a state at s and then through a via
+ * state, and o's role costs at least its "park" distance: the distance through a state where o
+ * is not at s, not held, with the robot at s, followed by a via state (a third backward search,
+ * seeded at those states with their via distances). Where o stands on s now (the top bread on
+ * the stove where the chicken must cook), that counts o's parking: it must leave s before the
+ * chicken can cook, and can reach K only after the chicken does.
+ *
  * Clearing: a goal atom P(x) that no candidate of x satisfies yet, with no special effect
  * running that could make it true, needs a grounding that makes it true or starts such an
  * effect. Where every such grounding needs item_on(y, s) and clear(y) for a projection object
@@ -553,10 +568,21 @@ class ProjectionHeuristic {
     IntVec via_column_of;
     int32_t via_columns = 0;
     std::vector<uint16_t> via;
+    // Park distances (see "Parks"): per link of parks_links_ that applies to a lifted role of
+    // the row, its index there and a table laid out as via.
+    struct ParkTable {
+      int32_t link;
+      std::vector<uint16_t> distance;
+    };
+    std::vector<ParkTable> parks;
     int32_t states = 0;              // abstract states
     std::vector<FactMask> watched;   // the words and bits of F and its merged facts
     // Its share of the distance tables' cap (kMaxDistanceEntries in projection.cc).
-    int64_t entries() const { return static_cast<int64_t>(distance.size() + via.size()); }
+    int64_t entries() const {
+      size_t n = distance.size() + via.size();
+      for (const ParkTable& t : parks) n += t.distance.size();
+      return static_cast<int64_t>(n);
+    }
   };
   struct Lift {
     int32_t var = -1;      // the top role's goal variable
@@ -568,6 +594,8 @@ class ProjectionHeuristic {
     std::vector<std::vector<FactMask>> companions;
     IntVec value_of_combo;  // per combination: the index of K's value in companions
     int32_t missing_begin = 0;  // its values' entries in missing_
+    IntVec companion_vars;      // per companion atom, its variable
+    int32_t absent_begin = 0;   // per value and companion, its entry in companion_absent_
   };
   // The variables of one goal-variable group that objects play as roles (see above).
   struct RoleGroup {
@@ -585,8 +613,11 @@ class ProjectionHeuristic {
       int32_t column;      // in the member's distance row
       int32_t via_column;  // in its via row, where the role is lifted under this class
       int32_t missing;     // the entry of missing_ that decides it, or -1: never lifted
+      int32_t park_begin, park_end;  // its entries in park_refs
     };
     std::vector<RoleColumn> role_columns;
+    // (park table of the member's row, entry of missing_ that says it applies) pairs.
+    std::vector<std::pair<int32_t, int32_t>> park_refs;
     IntVec role_begin;
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
@@ -730,6 +761,28 @@ class ProjectionHeuristic {
   // Fills each group's skip costs (see "Clearing"); whether any changed since the last call.
   bool skip_costs(const uint64_t* words);
   std::vector<uint8_t> requirement_open_;
+  // Parks (see above), from the clearing entries: a requirement with one station s and a goal
+  // variable, the robot's position fact at s (-1: none), and the projection objects that may
+  // stand at s with their facts "at s" (pairs).
+  struct Park {
+    int32_t requirement, variable, robot_at;
+    IntVec at;
+  };
+  std::vector<Park> parks_;
+  // A park whose variable is companion `companion` of lift `lift`; its entries in missing_
+  // (one per value of K, after the lifts') say where it applies.
+  struct ParkLink {
+    int32_t park, lift, companion, flag_begin;
+  };
+  std::vector<ParkLink> park_links_;
+  std::vector<uint8_t> companion_absent_;  // per lift, value and companion: no candidate at K
+  // Links parks_ to lifts_ and makes room for their flags (after both are read).
+  void link_parks();
+  // Fills p.parks for the row's lifted roles from p.via (see "Parks"); false past `room`.
+  bool build_parks(Projection& p, const ProjectionSpec& spec, int32_t index,
+                   const std::vector<Bits>& bits, int32_t sink, const std::vector<int16_t>& bit_of,
+                   const IntVec& reverse_begin, const IntVec& reverse_source,
+                   const std::vector<uint8_t>& reverse_cost, int64_t room);
   std::vector<uint8_t> skip_before_;  // scratch for skip_costs()
   // spec.hand_over_places: a robot slot, that robot's position fact, and the fact of a
   // container that hand-overs need at that station; and the robot (the position fact's first
