@@ -1011,8 +1011,14 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     for (const auto& [word, mask] : cover_words) g.cover_masks.push_back({word, mask});
     g.skip.assign(g.covers.empty() ? 0 : g.members.size(), 0);
-    const size_t key_bytes =
-        4 * g.members.size() + (g.lifted ? missing_.size() : 0) + g.skip.size();
+    // The entries of missing_ that its matching reads, kept in its key as bits.
+    for (const RoleGroup::RoleColumn& rc : g.role_columns) {
+      if (rc.missing >= 0) g.flags.push_back(rc.missing);
+    }
+    for (const auto& [table, flag] : g.park_refs) g.flags.push_back(flag);
+    std::sort(g.flags.begin(), g.flags.end());
+    g.flags.erase(std::unique(g.flags.begin(), g.flags.end()), g.flags.end());
+    const size_t key_bytes = 4 * g.members.size() + (g.flags.size() + 7) / 8 + g.skip.size();
     g.key_units = (key_bytes + 1) / 2;
     g.stride = g.key_units + static_cast<size_t>(num_combos_);
     g.key.assign(g.key_units, 0);
@@ -1357,6 +1363,7 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
       assign[lift.station] = value;
       std::vector<FactMask> per_value;
       for (int32_t a : companions) {
+        lift.companion_begin.push_back(static_cast<int32_t>(per_value.size()));
         require(task_.atom_facts_under(a, assign.data(), 1 << 16, facts),
                 "a companion variable has too many candidates");
         std::sort(facts.begin(), facts.end());
@@ -1371,9 +1378,6 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
     }
     assign[lift.station] = -1;
     for (int32_t a : companions) lift.companion_vars.push_back(arg(a, 0).second);
-    lift.absent_begin = static_cast<int32_t>(companion_absent_.size());
-    companion_absent_.resize(companion_absent_.size() + lift.companions.size() * companions.size(),
-                             0);
     for (const std::vector<FactMask>& per_value : lift.companions) {
       for (const FactMask& m : per_value) {
         if (m.word < 0) continue;
@@ -2862,22 +2866,19 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   last_counters_.assign(counters, counters + num_counters);
   if (companions_moved) {
     for (const Lift& lift : lifts_) {
-      const size_t companions = lift.companion_vars.size();
       for (size_t v = 0; v < lift.companions.size(); ++v) {
-        uint8_t* absent = companion_absent_.data() + lift.absent_begin + v * companions;
         bool some_at = false;
-        bool missing = false;
-        size_t j = 0;
+        missing_[lift.missing_begin + v] = 0;
         for (const FactMask& m : lift.companions[v]) {
           if (m.word >= 0) {
             some_at = some_at || (words[m.word] & m.mask) != 0;
+          } else if (!some_at) {
+            missing_[lift.missing_begin + v] = 1;
+            break;
           } else {
-            absent[j++] = some_at ? 0 : 1;
-            missing = missing || !some_at;
             some_at = false;
           }
         }
-        missing_[lift.missing_begin + v] = missing ? 1 : 0;
       }
     }
   }
@@ -2886,11 +2887,14 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     const Lift& lift = lifts_[static_cast<size_t>(link.lift)];
     const bool open = requirement_open_[static_cast<size_t>(
                           parks_[static_cast<size_t>(link.park)].requirement)] != 0;
-    const size_t companions = lift.companion_vars.size();
+    const size_t at = static_cast<size_t>(link.flag_begin);
     for (size_t v = 0; v < lift.companions.size(); ++v) {
-      const uint8_t absent =
-          companion_absent_[lift.absent_begin + v * companions + static_cast<size_t>(link.companion)];
-      missing_[static_cast<size_t>(link.flag_begin) + v] = open && absent != 0 ? 1 : 0;
+      bool absent = open && missing_[lift.missing_begin + v] != 0;
+      const FactMask* m = lift.companions[v].data() + lift.companion_begin[static_cast<size_t>(
+                                                          v * lift.companion_vars.size() +
+                                                          static_cast<size_t>(link.companion))];
+      for (; absent && m->word >= 0; ++m) absent = (words[m->word] & m->mask) == 0;
+      missing_[at + v] = absent ? 1 : 0;
     }
   }
   const bool lifted_changed = first || missing_ != last_missing_;
@@ -2912,9 +2916,13 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       std::memcpy(key + 4 * k, &ids_[group.members[k]], 4);
     }
     size_t at = 4 * group.members.size();
-    if (group.lifted) {
-      std::memcpy(key + at, missing_.data(), missing_.size());
-      at += missing_.size();
+    if (!group.flags.empty()) {
+      const size_t bytes = (group.flags.size() + 7) / 8;
+      std::memset(key + at, 0, bytes);
+      for (size_t k = 0; k < group.flags.size(); ++k) {
+        if (missing_[static_cast<size_t>(group.flags[k])] != 0) key[at + k / 8] |= 1 << (k % 8);
+      }
+      at += bytes;
     }
     if (!group.skip.empty()) std::memcpy(key + at, group.skip.data(), group.skip.size());
     group.hash = static_cast<uint32_t>(hash_bytes(reinterpret_cast<const uint8_t*>(key),

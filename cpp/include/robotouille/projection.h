@@ -595,7 +595,7 @@ class ProjectionHeuristic {
     IntVec value_of_combo;  // per combination: the index of K's value in companions
     int32_t missing_begin = 0;  // its values' entries in missing_
     IntVec companion_vars;      // per companion atom, its variable
-    int32_t absent_begin = 0;   // per value and companion, its entry in companion_absent_
+    IntVec companion_begin;     // per value and companion atom, where its masks begin there
   };
   // The variables of one goal-variable group that objects play as roles (see above).
   struct RoleGroup {
@@ -618,12 +618,13 @@ class ProjectionHeuristic {
     std::vector<RoleColumn> role_columns;
     // (park table of the member's row, entry of missing_ that says it applies) pairs.
     std::vector<std::pair<int32_t, int32_t>> park_refs;
+    IntVec flags;  // the entries of missing_ that the matching reads (its key holds them)
     IntVec role_begin;
     // The matching's cost per combination, by the members' abstract state ids: states that
     // differ only outside the group's objects (most successors) reuse it.
     // ... kept in a cache: entry e's record at records[e * stride] is its key (the members'
-    // ids, then missing_ when lifted; key_units 16-bit units, zero-padded), then its costs
-    // per combination, capped at kUnreached. Key and costs share a record so that a probe
+    // ids, then its flags as bits, then its skip costs; key_units 16-bit units, zero-padded),
+    // then its costs per combination, capped at kUnreached. Key and costs share a record so that a probe
     // that finds the key has the first costs in cache too.
     IdIndex cache;
     std::vector<uint16_t> records;
@@ -775,7 +776,6 @@ class ProjectionHeuristic {
     int32_t park, lift, companion, flag_begin;
   };
   std::vector<ParkLink> park_links_;
-  std::vector<uint8_t> companion_absent_;  // per lift, value and companion: no candidate at K
   // Links parks_ to lifts_ and makes room for their flags (after both are read).
   void link_parks();
   // Fills p.parks for the row's lifted roles from p.via (see "Parks"); false past `room`.
