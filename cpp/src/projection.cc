@@ -1071,6 +1071,16 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
     require(f >= 0 && f < task_.num_facts, "clearing fact out of range");
     return f;
   };
+  // A count, then that many (object, fact) pairs.
+  auto object_facts = [&](IntVec& pairs) {
+    const int32_t n = count();
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t object = next();
+      require(object >= 0 && object < task_.num_objects, "clearing object out of range");
+      pairs.push_back(object);
+      pairs.push_back(fact());
+    }
+  };
   clearing_mode_ = next();
   require(clearing_mode_ >= kClearPicks && clearing_mode_ <= kClearFollowUps,
           "unknown clearing mode");
@@ -1087,13 +1097,7 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
       for (int32_t b = 0; b < blocks; ++b) item.blocks.push_back(fact());
       station.items.push_back(std::move(item));
     }
-    const int32_t covers = count();
-    for (int32_t k = 0; k < covers; ++k) {
-      const int32_t object = next();
-      require(object >= 0 && object < task_.num_objects, "clearing object out of range");
-      station.covers.push_back(object);
-      station.covers.push_back(fact());
-    }
+    object_facts(station.covers);
     clearing_stations_.push_back(std::move(station));
   }
   const int32_t requirements = count();
@@ -1137,13 +1141,7 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
     require(park.variable >= 0 && park.variable < num_vars, "park variable out of range");
     park.robot_at = next();
     require(park.robot_at >= -1 && park.robot_at < task_.num_facts, "clearing fact out of range");
-    const int32_t objects = count();
-    for (int32_t o = 0; o < objects; ++o) {
-      const int32_t object = next();
-      require(object >= 0 && object < task_.num_objects, "clearing object out of range");
-      park.at.push_back(object);
-      park.at.push_back(fact());
-    }
+    object_facts(park.at);
     parks_.push_back(std::move(park));
   }
   require(i == e.size(), "the clearing entries run on past their parks");
