@@ -568,7 +568,7 @@ class ProjectionHeuristic {
     IntVec via_column_of;
     int32_t via_columns = 0;
     std::vector<uint16_t> via;
-    // Park distances (see "Parks"): per link of parks_links_ that applies to a lifted role of
+    // Park distances (see "Parks"): per link of park_links_ that applies to a lifted role of
     // the row, its index there and a table laid out as via.
     struct ParkTable {
       int32_t link;
@@ -624,8 +624,8 @@ class ProjectionHeuristic {
     // differ only outside the group's objects (most successors) reuse it.
     // ... kept in a cache: entry e's record at records[e * stride] is its key (the members'
     // ids, then its flags as bits, then its skip costs; key_units 16-bit units, zero-padded),
-    // then its costs per combination, capped at kUnreached. Key and costs share a record so that a probe
-    // that finds the key has the first costs in cache too.
+    // then its costs per combination, capped at kUnreached. Key and costs share a record so
+    // that a probe that finds the key has the first costs in cache too.
     IdIndex cache;
     std::vector<uint16_t> records;
     size_t key_units = 0, stride = 0;

@@ -74,12 +74,12 @@
  * the visited set, the bound of those not found: most of the work), each with its own
  * canonicalizer, bounds (the projections' tables shared, read-only) and packing scratch; then
  * thread 0 stores the successors in the batch's order, exactly as A* would store them had it
- * popped the batch's states one after another, before any of their successors. The threads never write what another reads in the same phase,
- * and nothing depends on their timing: the search is the same for a batch size whatever the
- * number of threads. It is still A* (every f layer is exhausted before the next), so the plan
- * is optimal; a batch changes the order within a layer, so the plan found and the statistics
- * may differ from those of a batch of one. New counter values are interned when stored, so
- * their ids too follow the batch order.
+ * popped the batch's states one after another, before any of their successors. The threads
+ * never write what another reads in the same phase, and nothing depends on their timing: the
+ * search is the same for a batch size whatever the number of threads. It is still A* (every f
+ * layer is exhausted before the next), so the plan is optimal; a batch changes the order within
+ * a layer, so the plan found and the statistics may differ from those of a batch of one. New
+ * counter values are interned when stored, so their ids too follow the batch order.
  *
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C and progress reports: it gets the statistics so
