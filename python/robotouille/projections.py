@@ -1111,6 +1111,10 @@ def _clearing(
         return []
     named = view.named
 
+    def makes(g: int, f: int, value: int = 1) -> bool:
+        """Whether grounding g writes fact f with the value."""
+        return dict(zip(view.eff[g], view.eff_value[g])).get(f) == value
+
     def robot_at(g: int, station: int) -> bool:
         """Whether grounding g needs a robot standing at the station with an empty hand."""
         return any(
@@ -1237,17 +1241,13 @@ def _clearing(
         out += [dense[group], len(facts), *facts, len(templates), *templates]
         out += [len(places), *(used.index(s) for s in places)]
     # Parks (one robot only): a requirement of a goal variable with one station, the robot's
-    # position there, and the projection objects that may stand at it with their facts.
-
-    def makes(g: int, f: int, value: int = 1) -> bool:
-        """Whether grounding g writes fact f with the value."""
-        return dict(zip(view.eff[g], view.eff_value[g])).get(f) == value
-
+    # position there, and the projection objects that may stand at it with their facts. The
+    # station must not be where a lift's K can be (the argument needs the object to leave it).
     parks: list[int] = []
     count_parks = 0
     if len(view.robots) == 1 and hands_proven:
         for k, (_, _, places) in enumerate(requirements):
-            if len(places) != 1 or subjects[k] < 0:
+            if len(places) != 1 or subjects[k] < 0 or places[0] in key_candidates:
                 continue
             s = places[0]
             # The last step that takes the variable's object off s needs the robot there with

@@ -138,9 +138,10 @@
  * Parks: with one robot, where a lifted role's companion variable x (not at K under the
  * combination) has an open clearing requirement whose only station is s (x's atom P still to
  * be made true there; python/robotouille/projections.py checks that every step taking a
- * candidate of x off s needs the robot there with an empty hand). The object y that ends as
- * x is made P on s, and its last departure from s comes before its last arrival at K (it must
- * end at K, and K is not s, where it stood alone). Right before that departure the robot
+ * candidate of x off s needs the robot there with an empty hand, that every step making P
+ * true of an object needs it on s, and that s is no candidate of a key variable). The object y
+ * that ends as x is made P on s, and its last departure from s comes before its last arrival
+ * at K (it must end at K, which is not s). Right before that departure the robot
  * stands at s with an empty hand, so the lifted object o is not held, and it is not at s (y
  * stood there alone). Then comes the lift's via state (see "Lifts"), right before y's last
  * arrival at K. So every real plan passes through such a state at s and then through a via
