@@ -1250,10 +1250,18 @@ def _clearing(
             if len(places) != 1 or subjects[k] < 0 or places[0] in key_candidates:
                 continue
             s = places[0]
-            # The last step that takes the variable's object off s needs the robot there with
-            # an empty hand.
-            left = [task.fact_of("item_on", [c, s]) for c in task.goal_candidates[subjects[k]]]
-            departures = [g for f in left for g in view.writers.get(f, []) if makes(g, f, 0)]
+            # The last step that takes the variable's object off s needs it clear (s holds it
+            # alone) and the robot there with an empty hand.
+            departures = [
+                (g, c)
+                for c in task.goal_candidates[subjects[k]]
+                for g in view.writers.get(task.fact_of("item_on", [c, s]), [])
+                if makes(g, task.fact_of("item_on", [c, s]), 0)
+            ]
+            leaves_alone = all(
+                robot_at(g, s) and task.fact_of("clear", [c]) in view.pre_pos[g]
+                for g, c in departures
+            )
             # Each grounding that makes the atom true of an object, or starts what does, needs
             # that object on s.
             facts, templates, _ = requirements[k]
@@ -1267,7 +1275,7 @@ def _clearing(
                 for g, written in made
                 for f in written
             )
-            if not on_s or not all(robot_at(g, s) for g in departures):
+            if not on_s or not leaves_alone:
                 continue
             at = [(view.args(f)[0], f) for f in items_at[s] if view.args(f)[0] in projected]
             position = ready[s][0] if ready[s] else -1

@@ -136,20 +136,19 @@
  * allow the state, so every real plan still passes through a via state.
  *
  * Parks: with one robot, where a lifted role's companion variable x (not at K under the
- * combination) has an open clearing requirement whose only station is s (x's atom P still to
- * be made true there; python/robotouille/projections.py checks that every step taking a
- * candidate of x off s needs the robot there with an empty hand, that every step making P
- * true of an object needs it on s, and that s is no candidate of a key variable). The object y
- * that ends as x is made P on s, and its last departure from s comes before its last arrival
- * at K (it must end at K, which is not s). Right before that departure the robot
- * stands at s with an empty hand, so the lifted object o is not held, and it is not at s (y
- * stood there alone). Then comes the lift's via state (see "Lifts"), right before y's last
- * arrival at K. So every real plan passes through such a state at s and then through a via
- * state, and o's role costs at least its "park" distance: the distance through a state where o
- * is not at s, not held, with the robot at s, followed by a via state (a third backward search,
- * seeded at those states with their via distances). Where o stands on s now (the top bread on
- * the stove where the chicken must cook), that counts o's parking: it must leave s before the
- * chicken can cook, and can reach K only after the chicken does.
+ * combination) has an open clearing requirement whose only station is s (x's atom P still to be
+ * made true there; python/robotouille/projections.py checks that every step taking a candidate of x
+ * off s needs it clear and the robot there with an empty hand, that every step making P true of an
+ * object needs it on s, and that s is no candidate of a key variable). The object y that ends as x
+ * is made P on s, and its last departure from s comes before its last arrival at K (it must end at
+ * K, which is not s). Right before that departure the robot stands at s with an empty hand, so the
+ * lifted object o is not held, and it is not at s (y stood there alone). Then comes the lift's via
+ * state (see "Lifts"), right before y's last arrival at K. So every real plan passes through such a
+ * state at s and then through a via state, and o's role costs at least its "park" distance: the
+ * distance through a state where o is not at s, not held, with the robot at s, followed by a via
+ * state (a third backward search, seeded at those states with their via distances). Where o stands
+ * on s now (the top bread on the stove where the chicken must cook), that counts o's parking: it
+ * must leave s before the chicken can cook, and can reach K only after the chicken does.
  *
  * Clearing: a goal atom P(x) that no candidate of x satisfies yet, with no special effect
  * running that could make it true, needs a grounding that makes it true or starts such an
