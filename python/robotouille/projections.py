@@ -1071,6 +1071,7 @@ def _clearing(
     movers: set[int],
     arrivals_apply: bool,
     hands_proven: bool,
+    key_vars: list[int],
 ) -> list[int]:
     """The clearing entries (see "Clearing" in ``projection.h``), one after another.
 
@@ -1170,7 +1171,7 @@ def _clearing(
     if not requirements:
         return []
     used = sorted({s for _, _, stations in requirements for s in stations})
-    key_candidates = {c for v in _key_variables(task) for c in task.goal_candidates[v]}
+    key_candidates = {c for v in key_vars for c in task.goal_candidates[v]}
     mode = CLEAR_PICKS
     if arrivals_apply:
         mode = CLEAR_FOLLOW_UPS if follow_ups else CLEAR_ARRIVALS
@@ -1285,7 +1286,7 @@ def _clearing(
 
 
 def _lifts(
-    task: CompiledTask, view: _TaskView, key_vars: list[int], hand_facts: set[int]
+    task: CompiledTask, view: _TaskView, key_vars: list[int], hands_proven: bool
 ) -> list[int]:
     """The lift entries (see "Lifts"): roles that must leave K while others join it there.
 
@@ -1300,7 +1301,7 @@ def _lifts(
     ``v``'s object. Only where every robot's hand is proven (:func:`_hands`): the argument
     needs the acting robot's hand busy with the companion.
     """
-    if not all(any(r in view.args(f) for f in hand_facts) for r in view.robots):
+    if not hands_proven:
         return []
     wanted_top = {"item_at"} if _lift_shapes(task.domain) else set()
     wanted_base = (
@@ -1613,6 +1614,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     projected_set = set(projected)
     status = _status_facts(task, view)
     hold, hand_facts = _hands(view, projected_set)
+    # Every robot's hand proven to hold one thing at a time (the lifts and parks need it).
+    hands_proven = all(any(r in view.args(f) for f in hand_facts) for r in view.robots)
     charged, movers = _charges(view, projected, hold, hand_facts, creators, status)
     robot_place = {
         f
@@ -2008,15 +2011,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         arrivals=arrivals_flat,
         colocated_begin=colocated_begin,
         colocated=colocated,
-        lifts=_lifts(task, view, key_vars, hand_facts),
+        lifts=_lifts(task, view, key_vars, hands_proven),
         clearing=_clearing(
-            task,
-            view,
-            projected_set,
-            charged,
-            movers,
-            arrivals_apply,
-            all(any(r in view.args(f) for f in hand_facts) for r in view.robots),
+            task, view, projected_set, charged, movers, arrivals_apply, hands_proven, key_vars
         ),
         merge_begin=merge_begin,
         merges=merge_pairs,
