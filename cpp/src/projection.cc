@@ -214,6 +214,32 @@ bool distances_into(std::vector<uint16_t>& table, int32_t columns, int32_t first
       });
 }
 
+// Distances through seed states ("via" and "park" tables, see projection.h): per batch of up
+// to 64 of the table's columns, `seed(seeds, id, first, width)` adds state id's seeds for
+// columns first.. first + width - 1, and the sink (-1: none) seeds every column with 0, since
+// it stands for every state after it. False when layered_distances fails.
+template <class Seed>
+bool distances_through(std::vector<uint16_t>& table, int32_t columns, int32_t states,
+                       int32_t sink, const IntVec& reverse_begin, const IntVec& reverse_source,
+                       const std::vector<uint8_t>& reverse_cost, const Seed& seed) {
+  LayeredSeeds seeds;
+  for (int32_t first = 0; first < columns; first += 64) {
+    const int32_t width = std::min<int32_t>(64, columns - first);
+    seeds.clear();
+    if (sink >= 0) {
+      add_seed(seeds, sink, width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1, 0);
+    }
+    for (int32_t id = 0; id < states; ++id) {
+      if (id != sink) seed(seeds, id, first, width);
+    }
+    if (!distances_into(table, columns, first, reverse_begin, reverse_source, reverse_cost, seeds,
+                        {})) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Abstract state keys by id, one after another in one buffer: a projection has up to millions,
 // and a string each would cost an allocation and twice the bytes.
 class KeyArena {
@@ -939,8 +965,6 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     (p.group >= 0 ? groups_[p.group].members : ungrouped_).push_back(static_cast<int32_t>(i));
   }
   for (RoleGroup& g : groups_) {
-    g.lifted = std::any_of(g.members.begin(), g.members.end(),
-                           [&](int32_t m) { return !projections_[m].via.empty(); });
     for (size_t j = 0; j < g.vars.size(); ++j) {
       const int32_t v = g.vars[j];
       for (int32_t k = s.goal_cand_begin[v]; k < s.goal_cand_begin[v + 1]; ++k) {
@@ -1468,31 +1492,18 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
     }
     return false;
   };
-  // Per batch of up to 64 via columns, seeded with the goal distances of the via states.
-  LayeredSeeds seeds;
-  for (int32_t first = 0; first < p.via_columns; first += 64) {
-    const int32_t width = std::min<int32_t>(64, p.via_columns - first);
-    seeds.clear();
-    // The sink stands for every state after it, via states included (projection.h).
-    if (sink >= 0) {
-      add_seed(seeds, sink, width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1, 0);
-    }
-    for (int32_t id = 0; id < count; ++id) {
-      if (id == sink) continue;
-      for (int32_t k = 0; k < width; ++k) {
-        const auto& [column, at, robot_at] = via_keys[first + k];
-        const uint16_t d = p.distance[static_cast<size_t>(id) * p.columns + column];
-        if (!bits[id].test(at) && d < kUnreached && acting(bits[id], robot_at)) {
-          add_seed(seeds, id, uint64_t{1} << k, d);
+  // Seeded with the goal distances of the via states.
+  return distances_through(
+      p.via, p.via_columns, count, sink, reverse_begin, reverse_source, reverse_cost,
+      [&](LayeredSeeds& seeds, int32_t id, int32_t first, int32_t width) {
+        for (int32_t k = 0; k < width; ++k) {
+          const auto& [column, at, robot_at] = via_keys[first + k];
+          const uint16_t d = p.distance[static_cast<size_t>(id) * p.columns + column];
+          if (!bits[id].test(at) && d < kUnreached && acting(bits[id], robot_at)) {
+            add_seed(seeds, id, uint64_t{1} << k, d);
+          }
         }
-      }
-    }
-    if (!distances_into(p.via, p.via_columns, first, reverse_begin, reverse_source, reverse_cost,
-                        seeds, {})) {
-      return false;
-    }
-  }
-  return true;
+      });
 }
 
 bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec, int32_t index,
@@ -1508,7 +1519,6 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
     const int32_t b = bit_of[spec.hold_facts[2 * k + 1]];
     if (b >= 0) hold_bits.push_back(b);
   }
-  LayeredSeeds seeds;
   for (size_t l = 0; l < park_links_.size(); ++l) {
     const ParkLink& link = park_links_[l];
     if (std::find(p.lift_of_role.begin(), p.lift_of_role.end(), link.lift) ==
@@ -1529,29 +1539,24 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
     room -= size;
     Projection::ParkTable table{static_cast<int32_t>(l),
                                 std::vector<uint16_t>(static_cast<size_t>(size), kUnreached)};
-    for (int32_t first = 0; first < p.via_columns; first += 64) {
-      const int32_t width = std::min<int32_t>(64, p.via_columns - first);
-      seeds.clear();
-      if (sink >= 0) {
-        add_seed(seeds, sink, width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1, 0);
-      }
-      for (int32_t id = 0; id < static_cast<int32_t>(count); ++id) {
-        const Bits& b = bits[static_cast<size_t>(id)];
-        if (id == sink || b.test(at) || (robot >= 0 && !b.test(robot)) ||
-            std::any_of(hold_bits.begin(), hold_bits.end(),
-                        [&](int32_t h) { return b.test(h); })) {
-          continue;
-        }
-        const uint16_t* via = p.via.data() + static_cast<size_t>(id) * p.via_columns + first;
-        for (int32_t k = 0; k < width; ++k) {
-          if (via[k] < kUnreached) add_seed(seeds, id, uint64_t{1} << k, via[k]);
-        }
-      }
-      if (!distances_into(table.distance, p.via_columns, first, reverse_begin, reverse_source,
-                          reverse_cost, seeds, {})) {
-        return false;
-      }
-    }
+    // Seeded with the via distances of the states where the object is not at s, not held, and
+    // the robot stands at s.
+    const bool built = distances_through(
+        table.distance, p.via_columns, static_cast<int32_t>(count), sink, reverse_begin,
+        reverse_source, reverse_cost,
+        [&](LayeredSeeds& seeds, int32_t id, int32_t first, int32_t width) {
+          const Bits& b = bits[static_cast<size_t>(id)];
+          if (b.test(at) || (robot >= 0 && !b.test(robot)) ||
+              std::any_of(hold_bits.begin(), hold_bits.end(),
+                          [&](int32_t h) { return b.test(h); })) {
+            return;
+          }
+          const uint16_t* via = p.via.data() + static_cast<size_t>(id) * p.via_columns + first;
+          for (int32_t k = 0; k < width; ++k) {
+            if (via[k] < kUnreached) add_seed(seeds, id, uint64_t{1} << k, via[k]);
+          }
+        });
+    if (!built) return false;
     p.parks.push_back(std::move(table));
   }
   return true;
@@ -2905,7 +2910,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   for (size_t g = 0; g < groups_.size(); ++g) {
     RoleGroup& group = groups_[g];
     const bool kept =
-        !(group.lifted && lifted_changed) && !(!group.covers.empty() && skips_changed) &&
+        !(!group.flags.empty() && lifted_changed) && !(!group.covers.empty() && skips_changed) &&
         std::none_of(group.members.begin(), group.members.end(),
                      [&](int32_t m) { return id_changed_[m] != 0; });
     if (kept && group.last >= 0) continue;

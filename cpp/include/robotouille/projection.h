@@ -602,7 +602,6 @@ class ProjectionHeuristic {
     IntVec vars;             // goal variables, at most kMaxRoleVars
     IntVec members;          // projections whose object has roles in this group
     uint32_t free_vars = 0;  // variables with a candidate that is not a member (cost 0)
-    bool lifted = false;     // some member has a lifted role (its costs depend on missing_)
     // Combinations whose matchings always cost the same (the same columns for every role)
     // form a class: per combination its class, per class its first combination.
     IntVec combo_class, class_combos;
