@@ -214,6 +214,7 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"colocated_begin", &s->colocated_begin},
               {"colocated", &s->colocated},
               {"lifts", &s->lifts},
+              {"lift_stacks", &s->lift_stacks},
               {"clearing", &s->clearing},
               {"mutex_begin", &s->mutex_begin},
               {"mutex_facts", &s->mutex_facts},

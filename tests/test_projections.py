@@ -1212,6 +1212,65 @@ def test_lifts_need_the_stack_shapes() -> None:
     assert find_projections(env.task).lifts == []
 
 
+# From the bundled cheese sandwich's start: bread2 goes onto bread1, and the cheese onto bread2.
+_BURY_BREAD2 = [
+    "Move robot1 from table2 to table4",
+    "Pick up bread2 from table4 using robot1",
+    "Move robot1 from table4 to table2",
+    "Stack bread2 on top of bread1 using robot1",
+    "Move robot1 from table2 to table1",
+    "Pick up cheese1 from table1 using robot1",
+    "Move robot1 from table1 to table2",
+    "Stack cheese1 on top of bread2 using robot1",
+]
+
+
+def _planner_bound(env: robotouille.Env, **changes: Any) -> int:
+    """The bound the planner starts from at the env's state, with some tables replaced."""
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    tables, projection_task = _bound_tables(env, bits)
+    assert tables is not None
+    value: int = _start_stats(env, {**tables, **changes}, projection_task)["initial_h"]
+    return value
+
+
+def test_a_spare_bread_buried_under_the_cheese_leaves_the_table_and_comes_back() -> None:
+    """bread1 lies on the table, bread2 on it and the cheese on top: bread2 cannot be the top
+    slice where it lies, since the cheese must end below it (projection.h, "Buried objects"
+    under "Lifts"). It must leave the table and come back, so its role costs its via distance:
+    the bound rises from 3 to 8 (the optimum is 15), and stays within the steps to go."""
+    env = robotouille.load("cheese_sandwich")
+    for action in _BURY_BREAD2:
+        env.step(action)
+    tables = _projection_tables(env, implied=True)
+    stacks = tables["lift_stacks"]
+    pairs = {
+        (env.task.objects[stacks[k + 1]].name, env.task.objects[stacks[k + 2]].name)
+        for k in range(0, len(stacks), 3)
+    }
+    assert ("cheese1", "bread2") in pairs and ("bread2", "bread1") in pairs
+    assert all(upper != lower for upper, lower in pairs)
+    assert _planner_bound(env) == 8 > _planner_bound(env, lift_stacks=[]) == 3
+    plan = robotouille.plan(env)
+    assert plan.length == robotouille.plan(env, "bfs").length == 15
+    assert_within_steps_to_go(env, plan)
+
+
+@generated_examples(25)
+@given(walk=st.lists(st.integers(0, 1_000), min_size=4, max_size=14))
+def test_buried_breads_keep_the_optimum_of_random_cheese_sandwich_states(walk: list[int]) -> None:
+    """From states a random walk reaches (breads and cheese stacked every which way), A* with
+    the buried objects finds BFS's optimum, and the bound never exceeds it."""
+    env = robotouille.load("cheese_sandwich")
+    for pick in walk:
+        actions = env.valid_actions()
+        env.step(actions[pick % len(actions)])
+    assume(not env.goal_reached())
+    optimum = robotouille.plan(env, "bfs").length
+    assert _planner_bound(env) <= optimum
+    assert robotouille.plan(env).length == optimum
+
+
 def test_lifts_with_two_robots_wait_for_a_robot_at_the_table() -> None:
     """With two robots the one at the table need not be the one holding the lifted item; the
     via states say only that a robot stands there without holding it. A* with the lifts still
@@ -1388,6 +1447,9 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("lifts", [0]),
         ("lifts", [0, 10**6, 0]),
         ("lifts", [10**6, 0, 0]),
+        ("lift_stacks", [1]),  # not triples
+        ("lift_stacks", [10**7, 0, 0]),  # a fact out of range
+        ("lift_stacks", [0, 0, 10**6]),  # an object out of range
         ("share", [0] * len(good["share"])),  # itself, not an earlier row
         ("share", [-1, -1, -1, -1, 3, 3]),  # a full row sharing a fallback
         ("share", [-1]),

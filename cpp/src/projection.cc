@@ -1013,8 +1013,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
           }
           g.role_columns.push_back(
               {p.column_of[at], liftable ? p.via_column_of[at] : -1,
-               liftable ? lifts_[e].missing_begin + lifts_[e].value_of_combo[c] : -1, park_begin,
-               static_cast<int32_t>(g.park_refs.size())});
+               liftable ? lift_flag(lifts_[e], p.object, lifts_[e].value_of_combo[c]) : -1,
+               park_begin, static_cast<int32_t>(g.park_refs.size())});
         }
       }
     }
@@ -1343,6 +1343,7 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
   const auto num_vars = static_cast<int32_t>(s.goal_var_group.size());
   const auto num_atoms = static_cast<int32_t>(s.goal_atom_base.size());
   const auto keys = static_cast<int32_t>(key_vars_.size());
+  const auto width = static_cast<size_t>(s.fact_args_width);
   // The atom's argument k: (is a variable, its variable or object).
   auto arg = [&](int32_t atom, int32_t k) {
     const int32_t* a = &s.goal_atom_args[4 * static_cast<size_t>(s.goal_atom_arg_begin[atom] + k)];
@@ -1384,6 +1385,7 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
       values.push_back(value);
       assign[lift.station] = value;
       std::vector<FactMask> per_value;
+      IntVec objects;
       for (int32_t a : companions) {
         lift.companion_begin.push_back(static_cast<int32_t>(per_value.size()));
         require(task_.atom_facts_under(a, assign.data(), 1 << 16, facts),
@@ -1393,10 +1395,13 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
           const int32_t word = f / 64;
           if (per_value.empty() || per_value.back().word != word) per_value.push_back({word, 0});
           per_value.back().mask |= uint64_t{1} << (f % 64);
+          objects.insert(objects.end(), {f, s.fact_args[static_cast<size_t>(f) * width]});
         }
         per_value.push_back({-1, 0});
+        objects.insert(objects.end(), {-1, -1});
       }
       lift.companions.push_back(std::move(per_value));
+      lift.companion_objects.push_back(std::move(objects));
     }
     assign[lift.station] = -1;
     for (int32_t a : companions) lift.companion_vars.push_back(arg(a, 0).second);
@@ -1414,8 +1419,86 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
     }
     lift.missing_begin = static_cast<int32_t>(missing_.size());
     missing_.resize(missing_.size() + lift.companions.size(), 0);
+    if (!spec.lift_stacks.empty()) {
+      // Each candidate's fact "at K" per value, for its buried entries.
+      const IntVec values_of = values;
+      for (int32_t k = s.goal_cand_begin[lift.var]; k < s.goal_cand_begin[lift.var + 1]; ++k) {
+        lift.buried_objects.push_back(s.goal_candidates[k]);
+        assign[lift.var] = s.goal_candidates[k];
+        for (const int32_t value : values_of) {
+          assign[lift.station] = value;
+          const bool one = task_.atom_facts_under(lift.atom, assign.data(), 2, facts) &&
+                           facts.size() == 1;
+          lift.buried_at.push_back(one ? facts[0] : -1);
+        }
+      }
+      assign[lift.var] = assign[lift.station] = -1;
+      lift.buried_begin = static_cast<int32_t>(missing_.size());
+      missing_.resize(missing_.size() + lift.buried_at.size(), 0);
+    }
     lifts_.push_back(std::move(lift));
     i += 3 + static_cast<size_t>(n);
+  }
+  require(spec.lift_stacks.size() % 3 == 0, "lift_stacks must be triples");
+  atop_of_.assign(spec.lift_stacks.empty() ? 0 : static_cast<size_t>(s.num_objects), {});
+  for (size_t k = 0; k < spec.lift_stacks.size(); k += 3) {
+    const int32_t fact = spec.lift_stacks[k], upper = spec.lift_stacks[k + 1],
+                  lower = spec.lift_stacks[k + 2];
+    require(fact >= 0 && fact < s.num_facts && upper >= 0 && upper < s.num_objects &&
+                lower >= 0 && lower < s.num_objects,
+            "a lift_stacks triple is out of range");
+    atop_of_[static_cast<size_t>(upper)].emplace_back(fact, lower);
+  }
+}
+
+int32_t ProjectionHeuristic::lift_flag(const Lift& lift, int32_t object, int32_t value) const {
+  const auto at = std::find(lift.buried_objects.begin(), lift.buried_objects.end(), object);
+  if (at == lift.buried_objects.end()) return lift.missing_begin + value;
+  const auto values = static_cast<int32_t>(lift.companions.size());
+  return lift.buried_begin + static_cast<int32_t>(at - lift.buried_objects.begin()) * values +
+         value;
+}
+
+bool ProjectionHeuristic::buried(const Lift& lift, size_t value, int32_t object,
+                                 const uint64_t* words) {
+  // The chain below the object: each item lies atop at most one other (one stack per station).
+  below_.clear();
+  for (int32_t item = object; below_.size() < atop_of_.size();) {
+    const auto& pairs = atop_of_[static_cast<size_t>(item)];
+    const auto on = std::find_if(pairs.begin(), pairs.end(),
+                                 [&](const auto& pair) { return test_bit(words, pair.first); });
+    if (on == pairs.end()) break;
+    item = on->second;
+    below_.push_back(item);
+  }
+  // Some companion atom with no candidate (other than the object) at K below it.
+  const IntVec& objects = lift.companion_objects[value];
+  bool below_some = false;
+  for (size_t k = 0; k < objects.size(); k += 2) {
+    if (objects[k] < 0) {
+      if (!below_some) return true;
+      below_some = false;
+    } else if (!below_some && objects[k + 1] != object && test_bit(words, objects[k])) {
+      below_some = std::find(below_.begin(), below_.end(), objects[k + 1]) != below_.end();
+    }
+  }
+  return false;
+}
+
+void ProjectionHeuristic::bury(const uint64_t* words) {
+  for (const Lift& lift : lifts_) {
+    const size_t values = lift.companions.size();
+    for (size_t j = 0; j < lift.buried_objects.size(); ++j) {
+      for (size_t v = 0; v < values; ++v) {
+        const int32_t at = lift.buried_at[j * values + v];
+        missing_[static_cast<size_t>(lift.buried_begin) + j * values + v] =
+            missing_[static_cast<size_t>(lift.missing_begin) + v] != 0 ||
+                    (at >= 0 && test_bit(words, at) &&
+                     buried(lift, v, lift.buried_objects[j], words))
+                ? 1
+                : 0;
+      }
+    }
   }
 }
 
@@ -2900,6 +2983,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       missing_[at + v] = absent ? 1 : 0;
     }
   }
+  if (!atop_of_.empty()) bury(words);
   const bool lifted_changed = first || missing_ != last_missing_;
   last_missing_ = missing_;
   const bool skips_changed = skip_costs(words);

@@ -358,7 +358,11 @@ def _bound_tables(env: Env, bits: np.ndarray) -> tuple[dict[str, list[int]] | No
         tables = _projection_tables(env, implied=True)
         projection_task = None if task is env.task else task.core
     else:
-        tables = {**_projection_tables(env), "lifts": [], "clearing": [], **no_idling}
+        tables = {
+            **_projection_tables(env),
+            **{"lifts": [], "lift_stacks": [], "clearing": []},
+            **no_idling,
+        }
     # (The implied task has the same dynamics, so the same hands.)
     if not _one_of_each(bits, tables["hand_group_begin"], tables["hand_groups"]):
         return None, None

@@ -158,6 +158,9 @@ class ProjectionTables:
             station) triples: where the robot could pick ``o`` up without moving.
         lifts: Entries one after another (see "Lifts"): a lifted role's goal variable, its goal
             atom "at K", the number of companion atoms, and those atoms.
+        lift_stacks: Where the lifts apply and every station holds one stack (see "Buried
+            objects" under "Lifts"), triples (the fact "upper atop lower", upper, lower) of every
+            two items; empty otherwise.
         clearing: Entries one after another (see "Clearing" and :func:`_clearing`): the
             stations some goal atom needs cleared, the items on them that nobody's row picks,
             and the requirements; empty: none.
@@ -226,6 +229,7 @@ class ProjectionTables:
     colocated_begin: IntArray
     colocated: IntArray
     lifts: list[int]
+    lift_stacks: list[int]
     clearing: list[int]
     merge_begin: IntArray
     merges: IntArray
@@ -1366,6 +1370,20 @@ def _lifts(
     return out
 
 
+def _lift_stacks(task: CompiledTask) -> list[int]:
+    """The atop facts as (fact, upper, lower) triples where every station holds one stack.
+
+    The buried objects of the lifts (see "Lifts" in ``projection.h``) rest on one stack per
+    station: the shapes :func:`_stack_shapes` checks, from a start state that has them.
+    """
+    if not (_stack_shapes(task.domain) and stations_hold_stacks(task, task.initial_bits)):
+        return []
+    facts, _ = _stack_facts(task)
+    return [
+        x for f, name, args in facts if name == "atop" and args[0] != args[1] for x in (f, *args)
+    ]
+
+
 def _charges(
     view: _TaskView,
     projected: list[int],
@@ -1995,6 +2013,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     merge_begin //= 2
     hold_begin //= 2
     colocated_begin //= 3
+    lifts = _lifts(task, view, key_vars, hands_proven)
     return ProjectionTables(
         objects=objects,
         fact_begin=fact_begin,
@@ -2011,7 +2030,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         arrivals=arrivals_flat,
         colocated_begin=colocated_begin,
         colocated=colocated,
-        lifts=_lifts(task, view, key_vars, hands_proven),
+        lifts=lifts,
+        lift_stacks=_lift_stacks(task) if lifts else [],
         clearing=_clearing(
             task, view, projected_set, charged, movers, arrivals_apply, hands_proven, key_vars
         ),

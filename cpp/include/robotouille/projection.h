@@ -134,6 +134,17 @@
  * table, from a second backward search seeded with the goal distances of those states), not
  * its plain goal distance. What F does not keep (a robot's position, its hand) is taken to
  * allow the state, so every real plan still passes through a via state.
+ * Buried objects: where every station holds one stack (python/robotouille/projections.py
+ * checks the stack shapes, and passes the atop facts), a companion y of the first kind that
+ * stands at K above o must still arrive there once more. It must end below o, the order of two
+ * items of one stack changes only when one of them leaves it, and o cannot leave while covered:
+ * so y leaves K first. Right before y's last arrival at K, o is not at K (y would end above it
+ * otherwise, and stay there) and a robot stands at K holding y. So where o stands at K and every
+ * candidate of some companion variable (other than o itself) is away from K or above o (not in
+ * the chain of atop facts below o), o's role costs its via distance too: a spare bread buried
+ * under the sandwich's filling can be its top only by leaving the table and coming back. (For a
+ * companion of the second kind the test asks no more than "no candidate there": the bottom of
+ * K's stack lies below o.)
  *
  * Parks: with one robot, where a lifted role's companion variable x (not at K under the
  * combination) has an open clearing requirement whose only station is s (x's atom P still to be
@@ -340,6 +351,9 @@ struct ProjectionSpec {
   // the goal atom "that variable at K" (two arguments: the variable, then a key variable), the
   // number n of companion atoms, and n atoms "companion variable at (or on) K".
   IntVec lifts;
+  // Buried objects (see "Lifts"): triples (fact "upper atop lower", upper, lower) of every
+  // stackable pair of items; empty: none (the stations are not proven to hold one stack).
+  IntVec lift_stacks;
   // Clearing (see above), entries one after another in the layout of _clearing in
   // python/robotouille/projections.py; empty: none.
   IntVec clearing;
@@ -596,6 +610,13 @@ class ProjectionHeuristic {
     int32_t missing_begin = 0;  // its values' entries in missing_
     IntVec companion_vars;      // per companion atom, its variable
     IntVec companion_begin;     // per value and companion atom, where its masks begin there
+    // Buried objects (see "Lifts"), where lift_stacks is given: per value of K, each companion
+    // atom's (fact, candidate) pairs, then {-1, -1}; the candidates of var, and per candidate
+    // j and value v, at j * values + v, its fact "at K" and its entry in missing_ (from
+    // buried_begin), which also holds the lift's own flag.
+    std::vector<IntVec> companion_objects;
+    IntVec buried_objects, buried_at;
+    int32_t buried_begin = 0;
   };
   // The variables of one goal-variable group that objects play as roles (see above).
   struct RoleGroup {
@@ -795,7 +816,20 @@ class ProjectionHeuristic {
   // Scratch for match(): its result per class, and a member's costs per (role, class).
   IntVec class_costs_, role_costs_;
   // Per lift (from its missing_begin) and value of its K: some companion is missing there.
+  // Then, per lift, candidate and value (from its buried_begin): that, or the candidate is
+  // buried under every candidate of some companion there.
   std::vector<uint8_t> missing_;
+  // Buried objects: per item, the (fact "it lies atop lower", lower) pairs of lift_stacks.
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> atop_of_;
+  IntVec below_;  // scratch for buried(): the items below the candidate
+  // Fills the buried entries of missing_ (after the lifts' own).
+  void bury(const uint64_t* words);
+  // Whether `object`, standing at K's value `value` of `lift`, lies below every candidate at K
+  // of some companion atom.
+  bool buried(const Lift& lift, size_t value, int32_t object, const uint64_t* words);
+  // The entry of missing_ that decides whether the role of `object` under `lift` is lifted at
+  // K's value `value`.
+  int32_t lift_flag(const Lift& lift, int32_t object, int32_t value) const;
   std::vector<FactMask> lift_words_;  // every lift's companion facts, by word
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
