@@ -1421,11 +1421,10 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
     missing_.resize(missing_.size() + lift.companions.size(), 0);
     if (!spec.lift_stacks.empty()) {
       // Each candidate's fact "at K" per value, for its buried entries.
-      const IntVec values_of = values;
       for (int32_t k = s.goal_cand_begin[lift.var]; k < s.goal_cand_begin[lift.var + 1]; ++k) {
         lift.buried_objects.push_back(s.goal_candidates[k]);
         assign[lift.var] = s.goal_candidates[k];
-        for (const int32_t value : values_of) {
+        for (const int32_t value : values) {
           assign[lift.station] = value;
           const bool one = task_.atom_facts_under(lift.atom, assign.data(), 2, facts) &&
                            facts.size() == 1;
