@@ -513,11 +513,33 @@ def test_a_top_bread_that_covers_the_board_is_parked_before_the_cuts() -> None:
         raised += with_parks > bound(env, **_without_parks(tables))
         env.step(action)
     assert raised > 0
-    # With two robots the other one could hold the top bread meanwhile: no parks.
-    for robots, parks in ((1, 1), (2, 0)):
+    # With two robots too (one per station): the other one may hold the top bread meanwhile,
+    # but not at the board. The park lists both robots' positions there.
+    for robots in (1, 2):
         kitchen = _kitchen(stacks, ["lettuce"], robots)
         layout = [int(x) for x in _projection_tables(kitchen)["clearing"]]
-        assert layout[_parks_at(layout)] == parks
+        at = _parks_at(layout)
+        assert layout[at] == 1 and layout[at + 3] == robots
+
+
+def test_two_robots_park_the_top_bread_that_covers_the_only_stove() -> None:
+    """multi_agent/5 seed 84: bread2 lies on the only stove, where the chicken must cook, and
+    robot1 stands there holding bread1. Whichever robot cooks the chicken stands at the stove
+    with an empty hand, so bread2 is neither there nor held by a robot there: the park counts
+    its way off the stove, and the bound starts at 29 instead of 28 (the optimum is 33). A*
+    still finds the optimum, and the bound stays within the steps to go."""
+    (instance,) = datasets.load("multi_agent", tasks=["5"], seeds=[84])
+    env = instance.load()
+    assert _planner_bound(env) == 29
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    tables, _ = _bound_tables(env, bits)
+    assert tables is not None
+    assert _planner_bound(env, **_without_parks(tables)) == 28
+    plan = robotouille.plan(env)
+    assert plan.length == instance.optimal_length == 33
+    for i, action in enumerate(plan.actions[:16]):  # up to bread2's departure from the stove
+        assert _planner_bound(env) <= plan.length - i
+        env.step(action)
 
 
 def test_a_candidate_that_plays_no_role_pays_for_leaving_the_only_board() -> None:
@@ -1468,9 +1490,10 @@ def test_malformed_tables_are_rejected_with_a_clear_error() -> None:
         ("clearing", [0, 0, 1, 0, 0, 1, 10**6, 1, 0]),  # a template out of range
         ("clearing", [0, 0, 0, 7]),  # runs on
         ("clearing", [0, 1, 0, 0, 1, 10**6, 0, 0]),  # a covering object out of range
-        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 3, 0, -1, 0]),  # a park's requirement
-        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 10**6, -1, 0]),  # its variable
-        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, -1, 1, 10**6, 0]),  # object
+        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0]),  # a park's requirement
+        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 10**6, 0, 0]),  # its variable
+        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 10**6, 0, 0]),  # robot
+        ("clearing", [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 10**6, 0]),  # object
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

@@ -1163,8 +1163,7 @@ void ProjectionHeuristic::read_clearing(const ProjectionSpec& spec) {
             "a park's requirement must have one station");
     park.variable = next();
     require(park.variable >= 0 && park.variable < num_vars, "park variable out of range");
-    park.robot_at = next();
-    require(park.robot_at >= -1 && park.robot_at < task_.num_facts, "clearing fact out of range");
+    object_facts(park.robots);
     object_facts(park.at);
     parks_.push_back(std::move(park));
   }
@@ -1562,17 +1561,21 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   p.via_columns = static_cast<int32_t>(via_keys.size());
   if (static_cast<int64_t>(count) * p.via_columns > room) return false;
   p.via.assign(static_cast<size_t>(count) * p.via_columns, kUnreached);
-  // Some robot (at K, where known) does not hold the object: the one acting there.
+  // Some robot (at K, where known) does not hold the object: the one acting there. And none
+  // that stands at K (where known) holds it: one robot per station (see "Lifts").
   auto acting = [&](const Bits& b, const IntVec& robot_at) {
     if (robot_at.empty()) {
       return hold_bit.empty() ||
              std::any_of(hold_bit.begin(), hold_bit.end(),
                          [&](const auto& rb) { return !holds(b, rb.first); });
     }
+    bool free_at = false;
     for (size_t k = 0; k < robot_at.size(); k += 2) {
-      if (b.test(robot_at[k]) && !holds(b, robot_at[k + 1])) return true;
+      if (!b.test(robot_at[k])) continue;
+      if (holds(b, robot_at[k + 1])) return false;
+      free_at = true;
     }
-    return false;
+    return free_at;
   };
   // Seeded with the goal distances of the via states.
   return distances_through(
@@ -1596,11 +1599,15 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
   p.parks.clear();
   if (p.via_columns == 0) return true;
   const auto count = static_cast<int64_t>(bits.size());
-  IntVec hold_bits;  // F's bits "a robot holds the object"; outside F: not held
+  std::map<int32_t, int32_t> hold_fact;  // per robot, the fact "it holds the object"
   for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
-    const int32_t b = bit_of[spec.hold_facts[2 * k + 1]];
-    if (b >= 0) hold_bits.push_back(b);
+    hold_fact[spec.hold_facts[2 * k]] = spec.hold_facts[2 * k + 1];
   }
+  // A bit of F, or -1 where F does not keep the fact (or merges it with others).
+  auto known = [&](int32_t fact) {
+    const int32_t b = fact >= 0 ? bit_of[fact] : -1;
+    return b >= 0 && !p.merged_bits.test(b) ? b : -1;
+  };
   for (size_t l = 0; l < park_links_.size(); ++l) {
     const ParkLink& link = park_links_[l];
     if (std::find(p.lift_of_role.begin(), p.lift_of_role.end(), link.lift) ==
@@ -1612,27 +1619,36 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
     for (size_t k = 0; k < park.at.size(); k += 2) {
       if (park.at[k] == p.object) at = bit_of[park.at[k + 1]];
     }
-    int32_t robot = park.robot_at >= 0 ? bit_of[park.robot_at] : -1;  // -1: may stand there
     // A merged bit stands for several facts: "not at s" cannot be read from it.
-    if (at < 0 || p.merged_bits.test(at)) continue;
-    if (robot >= 0 && p.merged_bits.test(robot)) robot = -1;
+    if (at < 0 || p.merged_bits.test(at) || park.robots.empty()) continue;
+    // Per robot that may stand at s, its bits "stands at s" and "holds the object" (-1: F does
+    // not tell, so it may stand there, and does not hold it).
+    IntVec robots;
+    for (size_t k = 0; k < park.robots.size(); k += 2) {
+      const auto held = hold_fact.find(park.robots[k]);
+      robots.insert(robots.end(), {known(park.robots[k + 1]),
+                                   held == hold_fact.end() ? -1 : known(held->second)});
+    }
     const int64_t size = count * p.via_columns;
     if (size > room) continue;
     room -= size;
     Projection::ParkTable table{static_cast<int32_t>(l),
                                 std::vector<uint16_t>(static_cast<size_t>(size), kUnreached)};
-    // Seeded with the via distances of the states where the object is not at s, not held, and
-    // the robot stands at s.
+    // Seeded with the via distances of the states where the object is not at s, some robot
+    // stands at s without holding it, and none stands there holding it (one robot per station).
     const bool built = distances_through(
         table.distance, p.via_columns, static_cast<int32_t>(count), sink, reverse_begin,
         reverse_source, reverse_cost,
         [&](LayeredSeeds& seeds, int32_t id, int32_t first, int32_t width) {
           const Bits& b = bits[static_cast<size_t>(id)];
-          if (b.test(at) || (robot >= 0 && !b.test(robot)) ||
-              std::any_of(hold_bits.begin(), hold_bits.end(),
-                          [&](int32_t h) { return b.test(h); })) {
-            return;
+          bool free_robot_at = false, holder_at = false;
+          for (size_t k = 0; k < robots.size(); k += 2) {
+            const bool there = robots[k] < 0 || b.test(robots[k]);
+            const bool holds = robots[k + 1] >= 0 && b.test(robots[k + 1]);
+            free_robot_at = free_robot_at || (there && !holds);
+            holder_at = holder_at || (robots[k] >= 0 && b.test(robots[k]) && holds);
           }
+          if (b.test(at) || !free_robot_at || holder_at) return;
           const uint16_t* via = p.via.data() + static_cast<size_t>(id) * p.via_columns + first;
           for (int32_t k = 0; k < width; ++k) {
             if (via[k] < kUnreached) add_seed(seeds, id, uint64_t{1} << k, via[k]);

@@ -1107,10 +1107,11 @@ def _clearing(
     one, and count as their largest), the number of facts that void it (the atom's facts),
     those facts, the number of templates that void it (running, they may make one of those
     facts true), those templates, the number of its stations and their indices; then the number
-    of parks, and per park (see "Parks" in ``projection.h``; one robot only) its requirement
-    (one station, and a goal variable as the atom's subject), that variable, the robot's
-    position fact at the station (-1: none), the number of projection objects that may stand
-    there, and per object the object and its fact ``item_at(o, s)``.
+    of parks, and per park (see "Parks" in ``projection.h``) its requirement (one station, and
+    a goal variable as the atom's subject), that variable, the number of robots that may stand
+    at the station, and per robot the robot and its position fact there, the number of
+    projection objects that may stand there, and per object the object and its fact
+    ``item_at(o, s)``.
     """
     if not _stack_shapes(task.domain):
         return []
@@ -1245,18 +1246,19 @@ def _clearing(
     for (facts, templates, places), group in zip(requirements, group_of):
         out += [dense[group], len(facts), *facts, len(templates), *templates]
         out += [len(places), *(used.index(s) for s in places)]
-    # Parks (one robot only): a requirement of a goal variable with one station, the robot's
-    # position there, and the projection objects that may stand at it with their facts. The
-    # station must not be where a lift's K can be (the argument needs the object to leave it).
+    # Parks: a requirement of a goal variable with one station, the robots' positions there,
+    # and the projection objects that may stand at it with their facts. The station must not
+    # be where a lift's K can be (the argument needs the object to leave it). Several robots
+    # need one robot per station: the robot holding the object stands elsewhere then.
     parks: list[int] = []
     count_parks = 0
-    if len(view.robots) == 1 and hands_proven:
+    if hands_proven and (len(view.robots) == 1 or _one_robot_per_station(task, view)):
         for k, (_, _, places) in enumerate(requirements):
             if len(places) != 1 or subjects[k] < 0 or places[0] in key_candidates:
                 continue
             s = places[0]
-            # The last step that takes the variable's object off s needs it clear (s holds it
-            # alone) and the robot there with an empty hand.
+            # Each step that takes the variable's object off s needs it clear (s holds it alone
+            # after it was made P there) and its robot there with an empty hand.
             departures = [
                 (g, c)
                 for c in task.goal_candidates[subjects[k]]
@@ -1280,11 +1282,12 @@ def _clearing(
                 for g, written in made
                 for f in written
             )
-            if not on_s or not leaves_alone:
+            if not on_s or not leaves_alone or not ready[s]:
                 continue
             at = [(view.args(f)[0], f) for f in items_at[s] if view.args(f)[0] in projected]
-            position = ready[s][0] if ready[s] else -1
-            parks += [k, subjects[k], position, len(at), *(x for pair in at for x in pair)]
+            robots = [(view.args(f)[0], f) for f in ready[s][::2]]
+            parks += [k, subjects[k], len(robots), *(x for pair in robots for x in pair)]
+            parks += [len(at), *(x for pair in at for x in pair)]
             count_parks += 1
     return [*out, count_parks, *parks]
 
@@ -1303,9 +1306,13 @@ def _lifts(
     domain has the shapes :func:`_stack_shapes` checks and the start state has them). Companions
     are in ``v``'s group, or have candidates disjoint from ``v``'s, so that a companion is never
     ``v``'s object. Only where every robot's hand is proven (:func:`_hands`): the argument
-    needs the acting robot's hand busy with the companion.
+    needs the acting robot's hand busy with the companion; and with several robots, where no
+    robot can come to a station where another one stands (:func:`_one_robot_per_station`), so
+    that no robot holding ``v``'s object stands at K then either.
     """
-    if not hands_proven:
+    if not hands_proven or not (
+        len(view.robots) == 1 or _one_robot_per_station(task, view)
+    ):
         return []
     wanted_top = {"item_at"} if _lift_shapes(task.domain) else set()
     wanted_base = (

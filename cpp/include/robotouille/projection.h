@@ -132,7 +132,9 @@
  * When, under combination c, some companion variable has no candidate where it must be, the
  * role's distance is therefore the distance through an abstract state like that (its "via"
  * table, from a second backward search seeded with the goal distances of those states), not
- * its plain goal distance. What F does not keep (a robot's position, its hand) is taken to
+ * its plain goal distance. With several robots (projections.py then also checks that no robot
+ * comes to a station where another stands) no robot holding o stands at K then either: the one
+ * there holds the companion. What F does not keep (a robot's position, its hand) is taken to
  * allow the state, so every real plan still passes through a via state.
  * Buried objects: where every station holds one stack (python/robotouille/projections.py
  * checks the stack shapes, and passes the atop facts), a companion y of the first kind that
@@ -146,20 +148,25 @@
  * companion of the second kind the test asks no more than "no candidate there": the bottom of
  * K's stack lies below o.)
  *
- * Parks: with one robot, where a lifted role's companion variable x (not at K under the
- * combination) has an open clearing requirement whose only station is s (x's atom P still to be
- * made true there; python/robotouille/projections.py checks that every step taking a candidate of x
- * off s needs it clear and the robot there with an empty hand, that every step making P true of an
- * object needs it on s, and that s is no candidate of a key variable). The object y that ends as x
- * is made P on s, and its last departure from s comes before its last arrival at K (it must end at
- * K, which is not s). Right before that departure the robot stands at s with an empty hand, so the
- * lifted object o is not held, and it is not at s (y stood there alone). Then comes the lift's via
- * state (see "Lifts"), right before y's last arrival at K. So every real plan passes through such a
- * state at s and then through a via state, and o's role costs at least its "park" distance: the
- * distance through a state where o is not at s, not held, with the robot at s, followed by a via
- * state (a third backward search, seeded at those states with their via distances). Where o stands
- * on s now (the top bread on the stove where the chicken must cook), that counts o's parking: it
- * must leave s before the chicken can cook, and can reach K only after the chicken does.
+ * Parks: where a lifted role's companion variable x (not at K under the combination) has an open
+ * clearing requirement whose only station is s (x's atom P still to be made true there;
+ * python/robotouille/projections.py checks that every step taking a candidate of x off s needs it
+ * clear and its robot there with an empty hand, that every step making P true of an object needs
+ * it on s, and that s is no candidate of a key variable). The object y that ends as x is made P on
+ * s, the last time with y on s and clear, so alone there; its next departure from s comes before
+ * its last arrival at K (it must end at K, which is not s), and only items put on y come to s
+ * meanwhile, so s holds y alone at that departure too. Right before it a robot r stands at s with
+ * an empty hand, so r does not hold the lifted object o, and o is not at s. Then comes the lift's
+ * via state (see "Lifts"), right before y's last arrival at K. So every real plan passes through
+ * such a state at s and then through a via state, and o's role costs at least its "park"
+ * distance: the distance through a state where o is not at s, some robot stands at s without
+ * holding o, and none stands there holding it, followed by a via state (a third backward search, seeded at those states with their
+ * via distances). What F does not keep (a robot's position or hand) is taken to allow the state.
+ * Where o stands on s now (the top bread on the stove where the chicken must cook), that counts
+ * o's parking: it must leave s before the chicken can cook, and can reach K only after the
+ * chicken does. With several robots (projections.py then also checks one robot per station)
+ * another robot may hold o meanwhile, but not at s, where r stands: a robot that holds o at s
+ * must leave, and come to K later.
  *
  * Clearing: a goal atom P(x) that no candidate of x satisfies yet, with no special effect
  * running that could make it true, needs a grounding that makes it true or starts such an
@@ -783,11 +790,11 @@ class ProjectionHeuristic {
   bool skip_costs(const uint64_t* words);
   std::vector<uint8_t> requirement_open_;
   // Parks (see above), from the clearing entries: a requirement with one station s and a goal
-  // variable, the robot's position fact at s (-1: none), and the projection objects that may
-  // stand at s with their facts "at s" (pairs).
+  // variable, the robots that may stand at s with their position facts there, and the
+  // projection objects that may stand at s with their facts "at s" (pairs).
   struct Park {
-    int32_t requirement, variable, robot_at;
-    IntVec at;
+    int32_t requirement, variable;
+    IntVec robots, at;
   };
   std::vector<Park> parks_;
   // A park whose variable is companion `companion` of lift `lift`; its entries in missing_
