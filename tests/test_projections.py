@@ -522,6 +522,30 @@ def test_a_top_bread_that_covers_the_board_is_parked_before_the_cuts() -> None:
         assert layout[at] == 1 and layout[at + 3] == robots
 
 
+def _two_robot_lettuce_sandwich() -> robotouille.Env:
+    """The bundled lettuce sandwich with a second robot (one board, where the lettuce is cut)."""
+    layout = json.loads(bundled_environment_path("synchronous/1_lettuce_sandwich").read_text())
+    layout["players"].append({"name": "robot", "x": 3, "y": 1, "direction": [0, -1]})
+    return robotouille.load(layout)
+
+
+@generated_examples(25)
+@given(walk=st.lists(st.integers(0, 1_000), min_size=2, max_size=16))
+def test_two_robot_lettuce_sandwiches_keep_their_optimum(walk: list[int]) -> None:
+    """From states a random walk of two robots reaches, A* with the parks (both robots' places at
+    the board) and the lifts finds BFS's optimum, and the bound never exceeds it."""
+    env = _two_robot_lettuce_sandwich()
+    layout = [int(x) for x in _projection_tables(env, implied=True)["clearing"]]
+    assert layout[_parks_at(layout)] == 1
+    for pick in walk:
+        actions = env.valid_actions()
+        env.step(actions[pick % len(actions)])
+    assume(not env.goal_reached())
+    optimum = robotouille.plan(env, "bfs").length
+    assert _planner_bound(env) <= optimum
+    assert robotouille.plan(env).length == optimum
+
+
 def test_two_robots_park_the_top_bread_that_covers_the_only_stove() -> None:
     """multi_agent/5 seed 84: bread2 lies on the only stove, where the chicken must cook, and
     robot1 stands there holding bread1. Whichever robot cooks the chicken stands at the stove
