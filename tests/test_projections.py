@@ -529,6 +529,18 @@ def _two_robot_lettuce_sandwich() -> robotouille.Env:
     return robotouille.load(layout)
 
 
+def _check_optimum_after_walk(env: robotouille.Env, walk: list[int]) -> None:
+    """Steps the env by the walk's picks among its valid actions; from there (unless at the
+    goal) A* finds BFS's optimum, and the planner's start bound does not exceed it."""
+    for pick in walk:
+        actions = env.valid_actions()
+        env.step(actions[pick % len(actions)])
+    assume(not env.goal_reached())
+    optimum = robotouille.plan(env, "bfs").length
+    assert _planner_bound(env) <= optimum
+    assert robotouille.plan(env).length == optimum
+
+
 @generated_examples(25)
 @given(walk=st.lists(st.integers(0, 1_000), min_size=2, max_size=16))
 def test_two_robot_lettuce_sandwiches_keep_their_optimum(walk: list[int]) -> None:
@@ -537,13 +549,7 @@ def test_two_robot_lettuce_sandwiches_keep_their_optimum(walk: list[int]) -> Non
     env = _two_robot_lettuce_sandwich()
     layout = [int(x) for x in _projection_tables(env, implied=True)["clearing"]]
     assert layout[_parks_at(layout)] == 1
-    for pick in walk:
-        actions = env.valid_actions()
-        env.step(actions[pick % len(actions)])
-    assume(not env.goal_reached())
-    optimum = robotouille.plan(env, "bfs").length
-    assert _planner_bound(env) <= optimum
-    assert robotouille.plan(env).length == optimum
+    _check_optimum_after_walk(env, walk)
 
 
 def test_two_robots_park_the_top_bread_that_covers_the_only_stove() -> None:
@@ -1308,13 +1314,7 @@ def test_buried_breads_keep_the_optimum_of_random_cheese_sandwich_states(walk: l
     """From states a random walk reaches (breads and cheese stacked every which way), A* with
     the buried objects finds BFS's optimum, and the bound never exceeds it."""
     env = robotouille.load("cheese_sandwich")
-    for pick in walk:
-        actions = env.valid_actions()
-        env.step(actions[pick % len(actions)])
-    assume(not env.goal_reached())
-    optimum = robotouille.plan(env, "bfs").length
-    assert _planner_bound(env) <= optimum
-    assert robotouille.plan(env).length == optimum
+    _check_optimum_after_walk(env, walk)
 
 
 def test_lifts_with_two_robots_wait_for_a_robot_at_the_table() -> None:
