@@ -1074,7 +1074,7 @@ def _clearing(
     charged: list[int],
     movers: set[int],
     arrivals_apply: bool,
-    hands_proven: bool,
+    robots_proven: bool,
     key_vars: list[int],
 ) -> list[int]:
     """The clearing entries (see "Clearing" in ``projection.h``), one after another.
@@ -1252,7 +1252,7 @@ def _clearing(
     # need one robot per station: the robot holding the object stands elsewhere then.
     parks: list[int] = []
     count_parks = 0
-    if hands_proven and (len(view.robots) == 1 or _one_robot_per_station(task, view)):
+    if robots_proven:
         for k, (_, _, places) in enumerate(requirements):
             if len(places) != 1 or subjects[k] < 0 or places[0] in key_candidates:
                 continue
@@ -1293,7 +1293,11 @@ def _clearing(
 
 
 def _lifts(
-    task: CompiledTask, view: _TaskView, key_vars: list[int], hands_proven: bool
+    task: CompiledTask,
+    view: _TaskView,
+    key_vars: list[int],
+    robots_proven: bool,
+    stacks_proven: bool,
 ) -> list[int]:
     """The lift entries (see "Lifts"): roles that must leave K while others join it there.
 
@@ -1303,23 +1307,18 @@ def _lifts(
     chain of ``atop`` atoms): ``v`` must wait elsewhere while they arrive, where the domain has
     the shapes :func:`_lift_shapes` checks; and the atoms ``item_on(B, K)`` of the
     other variables ``B`` (every item must leave K before the bottom is put down, where the
-    domain has the shapes :func:`_stack_shapes` checks and the start state has them). Companions
-    are in ``v``'s group, or have candidates disjoint from ``v``'s, so that a companion is never
-    ``v``'s object. Only where every robot's hand is proven (:func:`_hands`): the argument
-    needs the acting robot's hand busy with the companion; and with several robots, where no
-    robot can come to a station where another one stands (:func:`_one_robot_per_station`), so
-    that no robot holding ``v``'s object stands at K then either.
+    domain has the shapes :func:`_stack_shapes` checks and the start state has them:
+    ``stacks_proven``). Companions are in ``v``'s group, or have candidates disjoint from
+    ``v``'s, so that a companion is never ``v``'s object. Only where ``robots_proven``: every
+    robot's hand is proven (:func:`_hands`), since the argument needs the acting robot's hand
+    busy with the companion; and with several robots no robot can come to a station where
+    another one stands (:func:`_one_robot_per_station`), so that no robot holding ``v``'s
+    object stands at K then either.
     """
-    if not hands_proven or not (
-        len(view.robots) == 1 or _one_robot_per_station(task, view)
-    ):
+    if not robots_proven:
         return []
     wanted_top = {"item_at"} if _lift_shapes(task.domain) else set()
-    wanted_base = (
-        {"item_on"}
-        if _stack_shapes(task.domain) and stations_hold_stacks(task, task.initial_bits)
-        else set()
-    )
+    wanted_base = {"item_on"} if stacks_proven else set()
     if not wanted_top and not wanted_base:
         return []
     names = [p.name for p in task.domain.predicates]
@@ -1378,13 +1377,12 @@ def _lifts(
 
 
 def _lift_stacks(task: CompiledTask) -> list[int]:
-    """The atop facts as (fact, upper, lower) triples where every station holds one stack.
+    """The atop facts as (fact, upper, lower) triples, for the lifts' buried objects.
 
-    The buried objects of the lifts (see "Lifts" in ``projection.h``) rest on one stack per
-    station: the shapes :func:`_stack_shapes` checks, from a start state that has them.
+    The buried objects (see "Lifts" in ``projection.h``) rest on one stack per station: the
+    caller passes them only where the shapes :func:`_stack_shapes` checks hold, from a start
+    state that has them.
     """
-    if not (_stack_shapes(task.domain) and stations_hold_stacks(task, task.initial_bits)):
-        return []
     facts, _ = _stack_facts(task)
     return [
         x for f, name, args in facts if name == "atop" and args[0] != args[1] for x in (f, *args)
@@ -1639,8 +1637,15 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     projected_set = set(projected)
     status = _status_facts(task, view)
     hold, hand_facts = _hands(view, projected_set)
-    # Every robot's hand proven to hold one thing at a time (the lifts and parks need it).
-    hands_proven = all(any(r in view.args(f) for f in hand_facts) for r in view.robots)
+    # No robot comes to a station where another stands (with one robot, trivially): the
+    # arrivals of several robots need it. The lifts and the parks need it too, and every
+    # robot's hand proven to hold one thing at a time.
+    one_robot_per_station = len(view.robots) == 1 or _one_robot_per_station(task, view)
+    robots_proven = one_robot_per_station and all(
+        any(r in view.args(f) for f in hand_facts) for r in view.robots
+    )
+    # Every station holds one stack, from the start on: the lifts' bottoms and buried objects.
+    stacks_proven = _stack_shapes(task.domain) and stations_hold_stacks(task, task.initial_bits)
     charged, movers = _charges(view, projected, hold, hand_facts, creators, status)
     robot_place = {
         f
@@ -1651,11 +1656,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         and all(a not in projected_set for a in view.args(f))
         and any(a not in view.robots for a in view.args(f))
     }
-    arrivals_apply = (
-        arrivals
-        and _arrival_shapes(task.domain)
-        and (len(view.robots) == 1 or _one_robot_per_station(task, view))
-    )
+    arrivals_apply = arrivals and _arrival_shapes(task.domain) and one_robot_per_station
     slot_of = {r: k for k, r in enumerate(sorted(view.robots))}
     objects: list[int] = []
     rows: list[tuple[list[int], ...]] = []
@@ -2020,7 +2021,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     merge_begin //= 2
     hold_begin //= 2
     colocated_begin //= 3
-    lifts = _lifts(task, view, key_vars, hands_proven)
+    lifts = _lifts(task, view, key_vars, robots_proven, stacks_proven)
     return ProjectionTables(
         objects=objects,
         fact_begin=fact_begin,
@@ -2038,9 +2039,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         colocated_begin=colocated_begin,
         colocated=colocated,
         lifts=lifts,
-        lift_stacks=_lift_stacks(task) if lifts else [],
+        lift_stacks=_lift_stacks(task) if lifts and stacks_proven else [],
         clearing=_clearing(
-            task, view, projected_set, charged, movers, arrivals_apply, hands_proven, key_vars
+            task, view, projected_set, charged, movers, arrivals_apply, robots_proven, key_vars
         ),
         merge_begin=merge_begin,
         merges=merge_pairs,
