@@ -240,6 +240,16 @@ bool distances_through(std::vector<uint16_t>& table, int32_t columns, int32_t st
   return true;
 }
 
+// Per robot, the bit of row `index`'s F that says it holds the row's object (-1: outside F).
+std::map<int32_t, int32_t> hold_bits(const ProjectionSpec& spec, int32_t index,
+                                     const std::vector<int16_t>& bit_of) {
+  std::map<int32_t, int32_t> bits;
+  for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
+    bits[spec.hold_facts[2 * k]] = bit_of[spec.hold_facts[2 * k + 1]];
+  }
+  return bits;
+}
+
 // Abstract state keys by id, one after another in one buffer: a projection has up to millions,
 // and a string each would cost an allocation and twice the bytes.
 class KeyArena {
@@ -1511,10 +1521,7 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
   // Per robot: its bit "holds the object", by robot object. The via states must include every
   // abstract state a real plan can be in at that step, so what F cannot tell counts as "does
   // not hold" and "stands at K".
-  std::map<int32_t, int32_t> hold_bit;
-  for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
-    hold_bit[spec.hold_facts[2 * k]] = bit_of[spec.hold_facts[2 * k + 1]];
-  }
+  const std::map<int32_t, int32_t> hold_bit = hold_bits(spec, index, bit_of);
   auto holds = [&](const Bits& b, int32_t robot) {
     const auto it = hold_bit.find(robot);
     return it != hold_bit.end() && it->second >= 0 && b.test(it->second);
@@ -1599,15 +1606,9 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
   p.parks.clear();
   if (p.via_columns == 0) return true;
   const auto count = static_cast<int64_t>(bits.size());
-  std::map<int32_t, int32_t> hold_fact;  // per robot, the fact "it holds the object"
-  for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
-    hold_fact[spec.hold_facts[2 * k]] = spec.hold_facts[2 * k + 1];
-  }
+  const std::map<int32_t, int32_t> hold_bit = hold_bits(spec, index, bit_of);
   // A bit of F, or -1 where F does not keep the fact (or merges it with others).
-  auto known = [&](int32_t fact) {
-    const int32_t b = fact >= 0 ? bit_of[fact] : -1;
-    return b >= 0 && !p.merged_bits.test(b) ? b : -1;
-  };
+  auto known = [&](int32_t b) { return b >= 0 && !p.merged_bits.test(b) ? b : -1; };
   for (size_t l = 0; l < park_links_.size(); ++l) {
     const ParkLink& link = park_links_[l];
     if (std::find(p.lift_of_role.begin(), p.lift_of_role.end(), link.lift) ==
@@ -1625,9 +1626,9 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
     // not tell, so it may stand there, and does not hold it).
     IntVec robots;
     for (size_t k = 0; k < park.robots.size(); k += 2) {
-      const auto held = hold_fact.find(park.robots[k]);
-      robots.insert(robots.end(), {known(park.robots[k + 1]),
-                                   held == hold_fact.end() ? -1 : known(held->second)});
+      const auto held = hold_bit.find(park.robots[k]);
+      robots.insert(robots.end(), {known(bit_of[park.robots[k + 1]]),
+                                   held == hold_bit.end() ? -1 : known(held->second)});
     }
     const int64_t size = count * p.via_columns;
     if (size > room) continue;
