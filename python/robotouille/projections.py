@@ -752,11 +752,17 @@ def _one_robot_per_station(task: CompiledTask, view: _TaskView) -> bool:
         if fx != writes or not needs <= set(action.precons):
             return False
     names = [p.name for p in domain.predicates]
-    for f in np.flatnonzero(task.initial_bits):
+    # A station's vacant fact, where the task has one (a domain may type it otherwise).
+    vacant = {view.args(f)[0]: f for f in range(view.num_pred) if view.named(f, "vacant")}
+    for f in np.flatnonzero(task.initial_bits[: view.num_pred]):  # not the exists facts
         if names[task.fact_pred[f]] != "loc":
             continue
         stations = [a for a in view.args(int(f)) if a not in view.robots]
-        if len(stations) != 1 or task.initial_bits[task.fact_of("vacant", stations)]:
+        if (
+            len(stations) != 1
+            or stations[0] not in vacant
+            or task.initial_bits[vacant[stations[0]]]
+        ):
             return False
     return True
 
