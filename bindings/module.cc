@@ -233,7 +233,9 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"idle", &s->idle},
               {"idle_codes", &s->idle_codes},
               {"free_hands", &s->free_hands},
-              {"clear_facts", &s->clear_facts}});
+              {"clear_facts", &s->clear_facts},
+              {"away_begin", &s->away_begin},
+              {"away", &s->away}});
   return s;
 }
 

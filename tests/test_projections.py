@@ -103,6 +103,26 @@ def timed_start_stats(
     return stopped.value.stats
 
 
+NO_AWAY = {"away_begin": [], "away": []}
+
+
+def start_stats_keeping_positions(
+    env: robotouille.Env, *, limits: dict[str, float] | None = None, threads: int = 1
+) -> dict[str, Any]:
+    """start_stats with the planner's tables, except that every robot keeps its position in
+    the full rows (no away robots, see projection.h): rows as large as the upgrade tests need."""
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    tables, task = _bound_tables(env, bits)
+    assert tables is not None
+    return _start_stats(env, {**tables, **NO_AWAY}, task, limits=limits, threads=threads)
+
+
+def bound_keeping_positions(env: robotouille.Env, limits: dict[str, float]) -> int:
+    """The bound of start_stats_keeping_positions."""
+    value: int = start_stats_keeping_positions(env, limits=limits)["initial_h"]
+    return value
+
+
 def bound(env: robotouille.Env, *, limits: dict[str, float] | None = None, **tables: Any) -> int:
     """The A* bound at the env's state: max(projections, time bound) (see start_stats)."""
     value: int = start_stats(env, limits=limits, **tables)["initial_h"]
@@ -961,6 +981,7 @@ def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
     swap_template_begin, swap_templates = column(
         tables.robot_swap_template_begin, tables.robot_swap_templates, 2
     )
+    away_begin, away = column(tables.away_begin, tables.away)
     # A kept row shares the kept row before it that it shared, or none.
     new_index = {r: k for k, r in enumerate(rows)}
     share = [new_index.get(int(tables.share[r]), k) for k, r in enumerate(rows)]
@@ -1001,6 +1022,8 @@ def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
         robot_swap_facts=swap_facts,
         robot_swap_template_begin=swap_template_begin,
         robot_swap_templates=swap_templates,
+        away_begin=away_begin,
+        away=away,
     )
 
 
@@ -1057,14 +1080,14 @@ SINK_CAPS = {"max_states": 700, "upgrade_states": 1_040}
 
 
 def test_a_full_row_too_large_for_its_repeated_timers_is_built_with_a_sink() -> None:
-    """A patty between two stoves: its full row (the robot's position with the patty's
-    facts) lists either cook, or both in either order, at any progress. Under SINK_CAPS it
-    fits only with the sink, and then counts the moves that the fallback row without the
-    robot's position cannot: the bound rises to the optimum."""
+    """A patty between two stoves: its full row (the robot's position with the patty's facts) lists
+    either cook, or both in either order, at any progress. Under SINK_CAPS, with the robot's
+    position kept everywhere (no away robot), it fits only with the sink, and then counts the moves
+    that the fallback row without the robot's position cannot: the bound rises to the optimum."""
     env = _kitchen([["lettuce"], ["patty"], [], [], []], ["lettuce", "patty"], last="stove")
     assert robotouille.plan(env).length == 10
-    assert bound(env, limits=SINK_CAPS | {"timer_sinks": False}) == 9
-    assert bound(env, limits=SINK_CAPS) == 10
+    assert bound_keeping_positions(env, SINK_CAPS | {"timer_sinks": False}) == 9
+    assert bound_keeping_positions(env, SINK_CAPS) == 10
     # Without caps the row fits as it is, and is built without the sink.
     assert (
         start_stats(env)["abstract_states"]
@@ -1107,17 +1130,18 @@ def test_a_row_that_fails_under_the_first_caps_is_tried_again_under_the_upgrade_
 
 
 def test_a_full_row_larger_than_predicted_is_tried_again_under_the_upgrade_caps() -> None:
-    """A full row is built in the first pass when its predicted size (its fallback's states
-    times the robot's positions) fits the first caps; with arrival bits it can come out larger.
-    It then goes to the upgrade pass like a row predicted too large. On asynchronous/9 seed 84,
-    under a first cap of 44,000 states, the lettuce's row, predicted at 42,588, has 47,713:
-    upgrades of up to 48,000 states build it (and no other row), and the bound rises."""
+    """A full row is built in the first pass when its predicted size (its fallback's states times
+    the robot's positions) fits the first caps; with arrival bits it can come out larger. It then
+    goes to the upgrade pass like a row predicted too large. On asynchronous/9 seed 84, with the
+    robot's position kept everywhere (no away robot), under a first cap of 44,000 states, the
+    lettuce's row, predicted at 42,588, has 47,713: upgrades of up to 48,000 states build it (and no
+    other row), and the bound rises."""
     (instance,) = datasets.load("asynchronous", seeds=[84], tasks=["9"])
     env = instance.load()
     first_cap = {"max_states": 44_000}
-    assert bound(env, limits=first_cap | {"upgrade_states": 48_000}) > bound(
-        env, limits=first_cap | NO_UPGRADES
-    )
+    assert bound_keeping_positions(
+        env, first_cap | {"upgrade_states": 48_000}
+    ) > bound_keeping_positions(env, first_cap | NO_UPGRADES)
 
 
 def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
@@ -1357,17 +1381,19 @@ def test_status_facts_leave_the_rows_so_a_chickens_cook_timers_commute() -> None
 
 
 def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_out() -> None:
-    """Two robots multiply an item's projection by their position pairs, so first caps of
-    30,000 states keep only the fallbacks (no positions) here; the upgrade pass builds the full
-    rows, which raises the bound and keeps it within the steps to go. An upgrade predicted to
-    end after upgrade_seconds is not started."""
+    """Two robots, their positions kept everywhere (no away robots), multiply an item's projection
+    by their position pairs, so first caps of 30,000 states keep only the fallbacks (no positions)
+    here; the upgrade pass builds the full rows, which raises the bound and keeps it within the
+    steps to go. An upgrade predicted to end after upgrade_seconds is not started."""
     (instance,) = datasets.load("multi_agent", seeds=[168], tasks=["1_lettuce_burger"])
     env = instance.load()
     plan = robotouille.plan(env)
     assert plan.length == instance.optimal_length
     first_cap = {"max_states": 30_000}
-    assert bound(env, limits=first_cap) > bound(env, limits=first_cap | NO_UPGRADES)
-    tables = _projection_tables(env)
+    assert bound_keeping_positions(env, first_cap) > bound_keeping_positions(
+        env, first_cap | NO_UPGRADES
+    )
+    tables = {**_projection_tables(env), **NO_AWAY}
     assert bound(env, limits=first_cap | {"upgrade_seconds": 1e-9}, **tables) == bound(
         env, limits=first_cap | NO_UPGRADES, **tables
     )
@@ -1385,26 +1411,37 @@ def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_
 
 
 def test_upgrades_on_two_threads_build_the_rows_one_thread_builds() -> None:
-    """The upgrade pass builds as many rows at once as the search has threads (projection.cc).
-    Without a time budget the rows that fit the caps are the same either way, so is the bound;
-    a cap on the total holds though two rows are built at once; and a time limit shorter than
-    construction stops it on two threads as on one."""
+    """The upgrade pass builds as many rows at once as the search has threads (projection.cc; the
+    robots' positions kept everywhere, so that rows need upgrades). Without a time budget the rows
+    that fit the caps are the same either way, so is the bound; a cap on the total holds though two
+    rows are built at once; and a time limit shorter than construction stops it on two threads as on
+    one."""
     (instance,) = datasets.load("multi_agent", seeds=[168], tasks=["1_lettuce_burger"])
     env = instance.load()
     first_cap = {"max_states": 30_000}
-    one = start_stats(env, limits=first_cap)
-    two = start_stats(env, limits=first_cap, threads=2)
+    one = start_stats_keeping_positions(env, limits=first_cap)
+    two = start_stats_keeping_positions(env, limits=first_cap, threads=2)
     assert (two["abstract_states"], two["initial_h"]) == (one["abstract_states"], one["initial_h"])
     # More than one row was upgraded: the first caps alone keep far fewer states.
-    before = start_stats(env, limits=first_cap | NO_UPGRADES)["abstract_states"]
+    before = start_stats_keeping_positions(env, limits=first_cap | NO_UPGRADES)["abstract_states"]
     assert one["abstract_states"] > 2 * before
     total = {"upgrade_total_states": (before + one["abstract_states"]) // 2}
     for threads in (1, 2):
-        capped = start_stats(env, limits=first_cap | total, threads=threads)
+        capped = start_stats_keeping_positions(env, limits=first_cap | total, threads=threads)
         assert before < capped["abstract_states"] <= total["upgrade_total_states"]
-    with pytest.raises(SearchLimitError) as stopped:
-        robotouille.plan(env, time_limit=0.05, threads=2)
-    assert stopped.value.limit == "time_limit"
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    tables, task = _bound_tables(env, bits)
+    status, _, _ = _core.search(
+        env.task.core,
+        env._words[0],
+        env._counters[0],
+        lmcut=False,
+        projections={**tables, **NO_AWAY},
+        projection_task=task,
+        time_limit=0.05,
+        threads=2,
+    )
+    assert status == "time_limit"
 
 
 def test_a_row_just_over_the_first_cap_is_retried_under_the_upgrade_caps() -> None:
@@ -1630,6 +1667,123 @@ def test_malformed_robot_swap_tables_are_rejected() -> None:
         # A fact mapped onto itself.
         ("robot_swap_facts", [*pairs[: 2 * begin + 1], pairs[2 * begin], *pairs[2 * begin + 2 :]]),
         ("robot_swap_facts", [10**7] * len(pairs)),
+    ):
+        bad = copy.deepcopy(good)
+        bad[field] = value
+        with pytest.raises(ValueError, match="projection tables"):
+            bound(env, **bad)
+
+
+def _away_rows(tables: ProjectionTables) -> list[int]:
+    """The rows that place some robot anywhere while it is away (projection.h, "Away robots")."""
+    begin = tables.away_begin
+    return [r for r in range(len(tables.objects)) if begin[r + 1] > begin[r]]
+
+
+def _bounds_with_and_without_away(env: robotouille.Env) -> tuple[dict[str, Any], dict[str, Any]]:
+    """start_stats at the env's state with the planner's tables, and with every robot's
+    position kept, both under caps that every row fits (so that both build the same rows)."""
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    tables, task = _bound_tables(env, bits)
+    assert tables is not None
+    return (
+        _start_stats(env, tables, task, limits=ALL_ROWS),
+        start_stats_keeping_positions(env, limits=ALL_ROWS),
+    )
+
+
+@pytest.mark.parametrize(
+    ("dataset", "task", "seed"),
+    [
+        ("", "", 0),  # the two-robot cheese sandwich
+        ("multi_agent", "7_onion_potato_tomato_soup", 126),  # a pot's templates, two robots
+        ("asynchronous", "9", 84),  # one robot, idling, lifts and parks
+    ],
+)
+def test_away_robots_bound_exactly_as_the_robots_kept_everywhere(
+    dataset: str, task: str, seed: int
+) -> None:
+    """Where a robot neither holds the object nor stands where it could pick it up, its row
+    keeps one place for it (projection.h, "Away robots"): along an optimal plan the bound
+    equals the one with every robot's position kept, with far fewer abstract states."""
+    if dataset:
+        (instance,) = datasets.load(dataset, seeds=[seed], tasks=[task])
+        env = instance.load()
+    else:
+        env = _two_robot_cheese_sandwich()
+    tables = find_projections(env.task)
+    colocated = tables.colocated_begin
+    full_rows = [r for r in range(len(tables.objects)) if not tables.fallback[r]]
+    assert _away_rows(tables) == [r for r in full_rows if colocated[r + 1] > colocated[r]]
+    placed, kept = _bounds_with_and_without_away(env)
+    assert placed["abstract_states"] < 0.5 * kept["abstract_states"]
+    plan = robotouille.plan(env, time_limit=120)
+    for i, action in enumerate(plan.actions):
+        if i % 5 == 0:
+            placed, kept = _bounds_with_and_without_away(env)
+            assert placed["initial_h"] == kept["initial_h"] <= plan.length - i
+        env.step(action)
+
+
+@generated_examples(25)
+@given(walk=st.lists(st.integers(0, 1_000), min_size=2, max_size=20))
+def test_away_robots_keep_the_bound_of_two_robots_in_every_state(walk: list[int]) -> None:
+    """From states a random walk of two robots reaches, the bound with away robots placed
+    equals the one with every robot's position kept."""
+    env = _two_robot_lettuce_sandwich()
+    for pick in walk:
+        actions = env.valid_actions()
+        env.step(actions[pick % len(actions)])
+    placed, kept = _bounds_with_and_without_away(env)
+    assert placed["initial_h"] == kept["initial_h"]
+
+
+def test_a_robot_is_kept_where_a_step_needs_it_at_some_stations_only() -> None:
+    """Stacking onto an item that no longer needs the item at the robot's station, but only
+    works at tables: where the robot stands while away then decides whether it can stack onto
+    the item, so no row that sees those stacks places it; nor does any row where a robot cannot
+    move to every station. A* still finds BFS's optimum."""
+    domain = json.loads(default_domain_path().read_text())
+    stack = next(a for a in domain["action_defs"] if a["name"] == "stack")
+    stack["precons"] = [
+        p for p in stack["precons"] if not (p["predicate"] == "item_at" and p["params"][0] == "i2")
+    ] + [{"predicate": "istable", "params": ["s1"], "is_true": True}]
+    layout = json.loads(bundled_environment_path("cheese_sandwich").read_text())
+    layout["players"].append({"name": "robot", "x": 3, "y": 1, "direction": [0, -1]})
+    env = robotouille.load(layout, domain)
+    task = env.task
+    tables = find_projections(task)
+    stacking = set()
+    for r in range(len(tables.objects)):
+        name = task.objects[tables.objects[r]].name
+        for g in tables.groundings[tables.grounding_begin[r] : tables.grounding_begin[r + 1]]:
+            action, args = task.grounding_name(int(g))
+            if action == "stack" and args[2] == name and not tables.fallback[r]:
+                stacking.add(r)
+    assert stacking and not stacking & set(_away_rows(tables))
+    assert stacking <= set(_away_rows(find_projections(robotouille.load(layout).task)))
+    assert robotouille.plan(env).length == robotouille.plan(env, "bfs").length
+    move = next(a for a in domain["action_defs"] if a["name"] == "move")
+    move["precons"].append({"predicate": "istable", "params": ["s2"], "is_true": True})
+    assert not _away_rows(find_projections(robotouille.load(layout, domain).task))
+
+
+def test_malformed_away_tables_are_rejected() -> None:
+    env = _two_robot_cheese_sandwich()
+    good = _as_lists(find_projections(env.task))
+    row = next(r for r in range(len(good["objects"])) if good["away_begin"][r + 1])
+    begin, end = good["away_begin"][row], good["away_begin"][row + 1]
+    away = good["away"]
+    first = begin + 1  # the row's first triple
+    other_robot = away[first + 1]  # a position of the other slot's robot, named for slot 0
+    last_slot = next(k for k in range(first, end, 3) if away[k] == 1)
+    for field, value in (
+        ("away_begin", good["away_begin"][:-1]),
+        ("away", [*away[:end], 0, *away[end:]]),  # not a mask and triples
+        ("away", [*away[:first], 7, *away[first + 1 :]]),  # no slot of the row
+        ("away", [*away[: first + 1], 10**7, *away[first + 2 :]]),  # a fact out of range
+        ("away", [*away[: first + 2], -1, *away[first + 3 :]]),  # a station out of range
+        ("away", [*away[: last_slot + 1], other_robot, *away[last_slot + 2 :]]),  # two robots
     ):
         bad = copy.deepcopy(good)
         bad[field] = value

@@ -285,6 +285,31 @@
  * those of the whole graph, and a row with both robots' positions has about half the states.
  * A shared row reads its source's swap: the object swap behind the sharing commutes with it.
  *
+ * Away robots: in a row with the robots' positions, a robot that neither holds the object nor
+ * stands where a colocated fact of its slot holds (where it could pick the object up) is away,
+ * and which station it stands at then changes no distance. It reaches any station in one move
+ * that costs 0 (moves cost only while the robot holds the object, and F keeps no station's
+ * vacancy) and changes no other bit (its arrival bit is set already: it is away). For each
+ * robot the tables name (projections.py checks): the row has every move between two of its
+ * stations, all with one cost and code, and its moves read and write no other fact of F; every
+ * other grounding of the row that needs the robot at some station needs it to hold the object
+ * or to stand at a colocated fact, or has a twin at every station with the same conditions,
+ * effects, templates, cost and codes otherwise; no template reads or writes its position, no
+ * goal atom names it, no invariant joins its position with a fact other than a robot's
+ * position, and its idle places are colocated places. Then two away states that differ only in
+ * where the robot stands reach each other at cost 0 (directly, unless another robot stands at
+ * the target, which then is no state), and every step from one has a step from the other with
+ * the same cost into a state that again differs only there: goal, via and park distances are
+ * equal over such a class. The row keeps one state of each class: an away robot stands at the
+ * first station (in the tables' order) where no colocated fact holds and no other robot stands,
+ * those that are not away first, then the away robots by slot. Construction places them before
+ * it tests a target against the invariants (a robot placed where another then arrives stood
+ * elsewhere in the real state), and evaluation before it looks a state up; the via and park
+ * seeds take an away robot to stand at K or s (some state of its class has it there: the robot
+ * that stands there otherwise holds the object or stands where it lies). With a robot swap, both
+ * swapped robots or neither are placed, and placing commutes with the swap. A row with two robots
+ * in a kitchen of 23 stations keeps about 6 states per state of its fallback, not 300.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then computes the distances backwards from
  * the abstract goal states, by distance layers for up to 64 goal columns at once (Dial's
@@ -319,6 +344,7 @@
 #ifndef ROBOTOUILLE_PROJECTION_H_
 #define ROBOTOUILLE_PROJECTION_H_
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -389,6 +415,10 @@ struct ProjectionSpec {
   // or -1 where a full hand says nothing. Per row (empty: none), the fact that its object is
   // clear, or -1 where that says nothing (covered objects, see "Arrivals").
   IntVec free_hands, clear_facts;
+  // Away robots (see "Away robots" above); empty: none. Per row (CSR, empty: none), the mask
+  // of the robot slots placed anywhere while away, then (slot, position fact, station)
+  // triples of every robot's positions in the row.
+  IntVec away_begin, away;
 };
 
 constexpr int32_t kIdleSets = 1, kIdleBlocked = 2;
@@ -464,6 +494,11 @@ class ProjectionHeuristic {
     void assign(int32_t i, bool value) { set_bit(w, i, value); }
     bool test(int32_t i) const { return test_bit(w, i); }
     bool operator==(const Bits&) const = default;
+    bool any() const {
+      uint64_t any = 0;
+      for (int32_t k = 0; k < kBitsWords; ++k) any |= w[k];
+      return any != 0;
+    }
     // Whether some bit is set in both.
     bool meets(const Bits& other) const {
       uint64_t any = 0;
@@ -556,6 +591,29 @@ class ProjectionHeuristic {
     // The same pairs for quick tests: per robot slot, its position bits among them, and per
     // position bit (kMaxFacts entries, or none), the object's bits that go with it.
     std::vector<Bits> slot_places;
+    // Away robots (see "Away robots"), or empty: per robot slot, whether it is placed while
+    // away, its robot, its position bits (and per station, the bit: -1 where none), and the
+    // bits that say it holds the object; per position bit its station (an index below 64, -1
+    // for other bits), and per bit of a colocated fact the stations where it lies (a mask).
+    struct AwaySlot {
+      bool placed = false;
+      int32_t robot = -1;
+      Bits positions;
+      std::array<int16_t, 64> bit_at;
+      uint64_t stations = 0;
+      Bits holds;
+    };
+    std::vector<AwaySlot> away_slots;
+    // Whether `robot` has its slot in `away` (from away_now()).
+    bool is_away(const Bits& away, int32_t robot) const {
+      for (size_t k = 0; k < away_slots.size(); ++k) {
+        if (away_slots[k].robot == robot) return away.test(static_cast<int32_t>(k));
+      }
+      return false;
+    }
+    std::vector<int8_t> station_of;
+    Bits place_bits;
+    std::vector<uint64_t> place_stations;
     std::vector<Bits> objects_at;
     // Robot swap (see "Robot swap"): the bits it exchanges, as groups of pairs at one
     // distance (bits `mask` of word `from` and the same bits shifted by `shift`, `to_mask`, in
@@ -698,6 +756,13 @@ class ProjectionHeuristic {
                               const uint64_t* words) const;
   // The robot slots (as bits) that stand where they could pick the object up without moving.
   static Bits colocated_slots(const Projection& p, const Bits& bits);
+  // The slots of the robots that are away in `bits` and placed (see "Away robots").
+  static Bits away_now(const Projection& p, const Bits& bits);
+  // Places the away robots of `bits` where the row keeps them (see "Away robots").
+  static void place_away(const Projection& p, Bits& bits);
+  // Reads row `index`'s away robots into p (after its colocated triples and robot swap).
+  void read_away(const ProjectionSpec& spec, int32_t index, const std::vector<int16_t>& bit_of,
+                 Projection& p) const;
   // Replaces `key` (under p) by the smaller of it and its image under p's robot swap.
   void canonical_robots(const Projection& p, std::string& key);
   // Fills p's robot swap from row `index` of the spec (after F's bits and the arrival bits).
