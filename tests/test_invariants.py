@@ -27,6 +27,7 @@ from robotouille.projections import find_projections, object_invariants
 
 from .test_projections import (
     EXAMPLES,
+    NO_AWAY,
     NO_UPGRADES,
     assert_within_steps_to_go,
     bound,
@@ -110,8 +111,10 @@ def test_a_set_that_an_action_can_break_is_not_reported() -> None:
 
 
 def test_invariants_keep_the_projections_of_a_crowded_kitchen() -> None:
-    """Two robots and ten items: without the invariants, items pile up on the buns in their
-    projections, which then exceed the first cap and are lost (11 at the start instead of 18).
+    """Two robots and ten items, their positions kept everywhere (no away robots, which make
+    the rows small enough either way): without the invariants, items pile up on the buns in
+    their projections, which then exceed the first cap and are lost (11 at the start instead of
+    18).
     (The upgrade pass would retry them under its larger caps, at a cost in time; it is left out
     here, and so are the sinks that would then let the patty's rows fit (projection.h,
     "Repeated timers"). So is the clearing term, which adds 3 to both: both stoves are
@@ -119,8 +122,8 @@ def test_invariants_keep_the_projections_of_a_crowded_kitchen() -> None:
     (instance,) = datasets.load("multi_agent", seeds=[84], tasks=["1_lettuce_burger"])
     env = instance.load()
     limits = NO_UPGRADES | {"timer_sinks": False}
-    kept = bound(env, limits=limits, **{**_projection_tables(env), "clearing": []})
-    lost = bound(env, limits=limits, **{**no_invariants(env), "clearing": []})
+    kept = bound(env, limits=limits, **{**_projection_tables(env), "clearing": [], **NO_AWAY})
+    lost = bound(env, limits=limits, **{**no_invariants(env), "clearing": [], **NO_AWAY})
     assert kept >= 18 > 11 >= lost
 
 
@@ -164,23 +167,24 @@ def test_malformed_invariant_tables_are_rejected() -> None:
     ("task", "seed"), [("1_lettuce_sandwich", 126), ("0_cheese_sandwich", 252)]
 )
 def test_with_invariants_the_bound_never_exceeds_the_steps_to_go(task: str, seed: int) -> None:
-    """Generated instances whose start bound the invariants raise (at the first caps: without
-    invariants the projections with the robot's position need the larger caps of the upgrade
-    pass): at every state of an optimal plan the bound stays within the steps to go, and the plan
-    is as long as the manifest's."""
+    """Generated instances whose start bound the invariants raise (at the first caps, with the
+    robot's position kept everywhere: without invariants the projections with the robot's position
+    then need the larger caps of the upgrade pass): at every state of an optimal plan the bound
+    stays within the steps to go, and the plan is as long as the manifest's."""
     (instance,) = datasets.load("synchronous", seeds=[seed], tasks=[task])
     env = instance.load()
     plan = robotouille.plan(env)
     assert plan.length == instance.optimal_length
-    with_invariants = bound(env, limits=NO_UPGRADES, **_projection_tables(env))
-    assert with_invariants > bound(env, limits=NO_UPGRADES, **no_invariants(env))
+    with_invariants = bound(env, limits=NO_UPGRADES, **{**_projection_tables(env), **NO_AWAY})
+    assert with_invariants > bound(env, limits=NO_UPGRADES, **{**no_invariants(env), **NO_AWAY})
     assert_within_steps_to_go(env, plan)
 
 
 def test_distractors_on_a_bun_share_one_bit() -> None:
     """In the bun's projection, which distractor lies on the bun is one bit, "some item"; the
     projected items (patty, lettuce) keep their own facts. That lets the projection with the
-    robots' positions fit under its cap, and the bound rises."""
+    robots' positions (kept everywhere: no away robots) fit under its cap, and the bound
+    rises."""
     (instance,) = datasets.load("multi_agent", seeds=[84], tasks=["1_lettuce_burger"])
     env = instance.load()
     task = env.task
@@ -195,7 +199,9 @@ def test_distractors_on_a_bun_share_one_bit() -> None:
             tables, merge_begin=np.zeros(len(tables.objects) + 1, np.int64), merges=[]
         )
     )
-    assert bound(env, **_projection_tables(env)) > bound(env, **unmerged)
+    assert bound(env, **{**_projection_tables(env), **NO_AWAY}) > bound(
+        env, **{**unmerged, **NO_AWAY}
+    )
 
 
 def test_malformed_merge_tables_are_rejected() -> None:

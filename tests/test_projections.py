@@ -16,6 +16,7 @@ import copy
 import dataclasses
 import json
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import robotouille
-from robotouille import SearchLimitError, _core, datasets
+from robotouille import SearchLimitError, _core, datasets, planning
 from robotouille.domains import bundled_environment_path, default_domain_path
 from robotouille.planning import _as_lists, _bound_tables, _projection_tables, _run, _start_stats
 from robotouille.projections import (
@@ -65,6 +66,7 @@ def generated_examples(count: int) -> Any:
 
 # Projection limits under which no projection grows past the first caps (to compare tables).
 NO_UPGRADES = {"upgrade_states": 0}
+NO_AWAY = {"away_begin": [], "away": []}
 
 
 def start_stats(
@@ -85,10 +87,22 @@ def timed_start_stats(
     time_limit: float,
     limits: dict[str, float],
     max_memory_bytes: int | None = None,
+    *,
+    keep_positions: bool = False,
 ) -> robotouille.SearchStats:
     """The statistics of a search from the env's state that stops after its first state, under
-    a time limit (which sets the upgrade share, unless the limits name one)."""
-    with pytest.raises(SearchLimitError) as stopped:
+    a time limit (which sets the upgrade share, unless the limits name one); with
+    ``keep_positions``, with every robot's position kept in the full rows (no away robots)."""
+    planner_tables = planning._bound_tables
+
+    def kept(env: robotouille.Env, bits: np.ndarray) -> tuple[Any, Any]:
+        tables, task = planner_tables(env, bits)
+        return (None if tables is None else {**tables, **NO_AWAY}), task
+
+    with (
+        pytest.raises(SearchLimitError) as stopped,
+        mock.patch.object(planning, "_bound_tables", kept if keep_positions else planner_tables),
+    ):
         _run(
             env,
             "astar",
@@ -101,9 +115,6 @@ def timed_start_stats(
         )
     assert stopped.value.limit == "max_states"
     return stopped.value.stats
-
-
-NO_AWAY = {"away_begin": [], "away": []}
 
 
 def start_stats_keeping_positions(
@@ -1145,17 +1156,17 @@ def test_a_full_row_larger_than_predicted_is_tried_again_under_the_upgrade_caps(
 
 
 def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
-    """A search whose upgrade share (half its time limit) is longer than the caps were sized
-    for (kUpgradeCapSeconds, 2.5 s) raises its upgrade caps in proportion, up to 6 times: at
-    10 s, twice the 30,000 states given, so the lettuce's 47,713-state row of the test above is
-    built. An upgrade share the caller names keeps the caps as given, and so does a memory
-    budget too small for the construction the larger caps allow (400 bytes per abstract
-    state)."""
+    """A search whose upgrade share (half its time limit) is longer than the caps were sized for
+    (kUpgradeCapSeconds, 2.5 s) raises its upgrade caps in proportion, up to 6 times: at 10 s, twice
+    the 30,000 states given, so the lettuce's 47,713-state row of the test above is built (with the
+    robot's position kept everywhere, as there). An upgrade share the caller names keeps the caps as
+    given, and so does a memory budget too small for the construction the larger caps allow (400
+    bytes per abstract state)."""
     (instance,) = datasets.load("asynchronous", seeds=[84], tasks=["9"])
     env = instance.load()
 
     def start(time_limit: float, limits: dict[str, float]) -> tuple[int, int]:
-        stats = timed_start_stats(env, time_limit, limits)
+        stats = timed_start_stats(env, time_limit, limits, keep_positions=True)
         return stats.abstract_states, stats.initial_h
 
     caps = {"max_states": 44_000, "upgrade_states": 30_000}
@@ -1168,7 +1179,7 @@ def test_the_upgrade_caps_grow_with_the_time_limit() -> None:
     # 2.4M states in all need 0.96 GB at 400 bytes each: 10 GB holds them 10 times over, so
     # the caps double as without a budget; 0.5 GB does not hold them once.
     for budget, expected in ((10**10, scaled), (5 * 10**8, kept)):
-        stats = timed_start_stats(env, 10, caps, budget)
+        stats = timed_start_stats(env, 10, caps, budget, keep_positions=True)
         assert (stats.abstract_states, stats.initial_h) == expected
 
 
