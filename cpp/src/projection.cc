@@ -1587,7 +1587,7 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
              std::any_of(hold_bit.begin(), hold_bit.end(),
                          [&](const auto& rb) { return !holds(b, rb.first); });
     }
-    const Bits away = away_now(p, b);
+    const Bits away = p.away_slots.empty() ? Bits{} : away_now(p, b, colocated_slots(p, b));
     bool free_at = false;
     for (size_t k = 0; k < robot_at.size(); k += 2) {
       if (!b.test(robot_at[k])) {
@@ -1658,7 +1658,8 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
         reverse_source, reverse_cost,
         [&](LayeredSeeds& seeds, int32_t id, int32_t first, int32_t width) {
           const Bits& b = bits[static_cast<size_t>(id)];
-          const Bits away = away_now(p, b);
+          const Bits away =
+              p.away_slots.empty() ? Bits{} : away_now(p, b, colocated_slots(p, b));
           bool free_robot_at = false, holder_at = false;
           for (size_t k = 0; k < robots.size(); k += 2) {
             const bool there = robots[k] < 0 || b.test(robots[k]) ||
@@ -2188,12 +2189,16 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       canonical_robots(p, twin_key);
       intern_key(twin_key, key_hash(twin_key));
     };
-    if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, bits));
+    if (p.arrival_bit >= 0) {
+      intern_twin(canonical_arrivals(p, bits, colocated_slots(p, bits)));
+    }
     if (p.idle_bit >= 0 && !bits.test(p.idle_bit) && p.idle_place(bits)) {
       Bits idle = bits;
       idle.set(p.idle_bit);
       intern_twin(idle);
-      if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, idle));
+      if (p.arrival_bit >= 0) {
+        intern_twin(canonical_arrivals(p, idle, colocated_slots(p, idle)));
+      }
     }
     return id;
   };
@@ -2340,7 +2345,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   auto place = [&]() {
     if (p.away_slots.empty()) return;
     Bits bits = read_bits(key_, p.key_bytes);
-    place_away(p, bits);
+    place_away(p, bits, colocated_slots(p, bits));
     write_bits(key_, bits, p.key_bytes);
   };
   auto violates = [&]() {  // whether key_'s facts break an invariant
@@ -2856,7 +2861,9 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
   bool raised = false;  // a fresh-pick, unpaid arrival or the idle bit is set
   if (p.arrival_bit >= 0 || p.idle_bit >= 0) {
     bits = read_bits(key_, p.key_bytes);
-    if (p.arrival_bit >= 0) bits = canonical_arrivals(p, bits);
+    // Where robots stand beside the object: neither the history bits nor placing change it.
+    const Bits here = p.arrival_bit >= 0 ? colocated_slots(p, bits) : Bits{};
+    if (p.arrival_bit >= 0) bits = canonical_arrivals(p, bits, here);
     // Where a robot stands at the object with its hand full, or at a covered item, it must
     // move before it picks the object up (projection.h, "Arrivals"): its arrival is still to
     // pay.
@@ -2882,7 +2889,7 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
       bits.set(p.idle_bit);
       raised = true;
     }
-    if (!p.away_slots.empty()) place_away(p, bits);
+    if (!p.away_slots.empty()) place_away(p, bits, here);
     write_bits(key_, bits, p.key_bytes);
   }
   canonical_robots(p, key_);
@@ -2896,23 +2903,20 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
   }
   if (p.idle_bit >= 0) bits.assign(p.idle_bit, false);
   for (int32_t w = 0; w < kBitsWords; ++w) bits.w[w] &= ~unpaid.w[w];
-  if (!p.away_slots.empty()) place_away(p, bits);
-  write_bits(key_, bits, p.key_bytes);
+  write_bits(key_, bits, p.key_bytes);  // (its away robots placed above)
   canonical_robots(p, key_);
   return lookup(p);
 }
 
-ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projection& p,
-                                                                  Bits bits) {
-  const Bits here = colocated_slots(p, bits);
+ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projection& p, Bits bits,
+                                                                  const Bits& here) {
   for (int32_t k = 0; k < p.arrival_slots; ++k) bits.assign(p.arrival_bit + k, !here.test(k));
   return bits;
 }
 
-ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, const Bits& bits) {
+ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, const Bits& bits,
+                                                        const Bits& here) {
   Bits away;
-  if (p.away_slots.empty()) return away;
-  const Bits here = colocated_slots(p, bits);
   for (size_t k = 0; k < p.away_slots.size(); ++k) {
     const Projection::AwaySlot& slot = p.away_slots[k];
     if (slot.placed && !here.test(static_cast<int32_t>(k)) && !bits.meets(slot.holds) &&
@@ -2923,8 +2927,8 @@ ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, con
   return away;
 }
 
-void ProjectionHeuristic::place_away(const Projection& p, Bits& bits) {
-  const Bits away = away_now(p, bits);
+void ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here) {
+  const Bits away = away_now(p, bits, here);
   if (!away.any()) return;
   const Bits before = bits;
   // The stations where a colocated fact holds, or a robot that is not away stands.

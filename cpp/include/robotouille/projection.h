@@ -160,8 +160,9 @@
  * via state (see "Lifts"), right before y's last arrival at K. So every real plan passes through
  * such a state at s and then through a via state, and o's role costs at least its "park"
  * distance: the distance through a state where o is not at s, some robot stands at s without
- * holding o, and none stands there holding it, followed by a via state (a third backward search, seeded at those states with their
- * via distances). What F does not keep (a robot's position or hand) is taken to allow the state.
+ * holding o, and none stands there holding it, followed by a via state (a third backward
+ * search, seeded at those states with their via distances). What F does not keep (a robot's
+ * position or hand) is taken to allow the state.
  * Where o stands on s now (the top bread on the stove where the chicken must cook), that counts
  * o's parking: it must leave s before the chicken can cook, and can reach K only after the
  * chicken does. With several robots (projections.py then also checks one robot per station)
@@ -747,19 +748,21 @@ class ProjectionHeuristic {
   // The id of key_ under p, or -1.
   int32_t lookup(const Projection& p) const;
   // The bits a state's bound is read with: a robot standing where it could pick the object up
-  // without moving has its arrival bit clear, every other robot has it set (projection.h);
-  // fresh-pick bits stay.
-  static Bits canonical_arrivals(const Projection& p, Bits bits);
+  // without moving (in `here`, from colocated_slots()) has its arrival bit clear, every other
+  // robot has it set (projection.h); fresh-pick bits stay.
+  static Bits canonical_arrivals(const Projection& p, Bits bits, const Bits& here);
   // Whether the robot in `slot` must move before it can hand p's object over (see
   // "Hand-overs").
   bool must_move_to_hand_over(const Projection& p, int32_t slot, const Bits& bits,
                               const uint64_t* words) const;
   // The robot slots (as bits) that stand where they could pick the object up without moving.
   static Bits colocated_slots(const Projection& p, const Bits& bits);
-  // The slots of the robots that are away in `bits` and placed (see "Away robots").
-  static Bits away_now(const Projection& p, const Bits& bits);
-  // Places the away robots of `bits` where the row keeps them (see "Away robots").
-  static void place_away(const Projection& p, Bits& bits);
+  // The slots of the robots that are away in `bits` and placed (see "Away robots"), given the
+  // slots that colocated_slots() finds there.
+  static Bits away_now(const Projection& p, const Bits& bits, const Bits& here);
+  // Places the away robots of `bits` where the row keeps them (see "Away robots"), given the
+  // slots that colocated_slots() finds there (placing changes none of them).
+  static void place_away(const Projection& p, Bits& bits, const Bits& here);
   // Reads row `index`'s away robots into p (after its colocated triples and robot swap).
   void read_away(const ProjectionSpec& spec, int32_t index, const std::vector<int16_t>& bit_of,
                  Projection& p) const;
