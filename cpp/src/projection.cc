@@ -1587,7 +1587,7 @@ bool ProjectionHeuristic::build_via(Projection& p, const ProjectionSpec& spec, i
              std::any_of(hold_bit.begin(), hold_bit.end(),
                          [&](const auto& rb) { return !holds(b, rb.first); });
     }
-    const Bits away = p.away_slots.empty() ? Bits{} : away_now(p, b, colocated_slots(p, b));
+    const Bits away = away_now(p, b);
     bool free_at = false;
     for (size_t k = 0; k < robot_at.size(); k += 2) {
       if (!b.test(robot_at[k])) {
@@ -1658,8 +1658,7 @@ bool ProjectionHeuristic::build_parks(Projection& p, const ProjectionSpec& spec,
         reverse_source, reverse_cost,
         [&](LayeredSeeds& seeds, int32_t id, int32_t first, int32_t width) {
           const Bits& b = bits[static_cast<size_t>(id)];
-          const Bits away =
-              p.away_slots.empty() ? Bits{} : away_now(p, b, colocated_slots(p, b));
+          const Bits away = away_now(p, b);
           bool free_robot_at = false, holder_at = false;
           for (size_t k = 0; k < robots.size(); k += 2) {
             const bool there = robots[k] < 0 || b.test(robots[k]) ||
@@ -1827,8 +1826,8 @@ void ProjectionHeuristic::read_away(const ProjectionSpec& spec, int32_t index,
             "an away triple is out of range");
     const int32_t bit = bit_of[fact];
     require(bit >= 0, "an away triple must name a fact of the row");
-    const auto [at, fresh] =
-        station_index.emplace(station, static_cast<int32_t>(station_index.size()));
+    const auto at =
+        station_index.emplace(station, static_cast<int32_t>(station_index.size())).first;
     Projection::AwaySlot& away = slots[static_cast<size_t>(slot)];
     const auto robot = static_cast<size_t>(fact) * static_cast<size_t>(s.fact_args_width);
     require(robot < s.fact_args.size() && (away.robot < 0 || away.robot == s.fact_args[robot]),
@@ -1844,6 +1843,7 @@ void ProjectionHeuristic::read_away(const ProjectionSpec& spec, int32_t index,
     away.positions.set(bit);
     away.stations |= uint64_t{1} << at->second;
   }
+  // Every hold fact of the slot's robot (hold_bits() keeps one per robot).
   for (int32_t k = spec.hold_begin[index]; k < spec.hold_begin[index + 1]; ++k) {
     const int32_t bit = bit_of[spec.hold_facts[2 * k + 1]];
     for (Projection::AwaySlot& away : slots) {
@@ -2189,16 +2189,14 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       canonical_robots(p, twin_key);
       intern_key(twin_key, key_hash(twin_key));
     };
-    if (p.arrival_bit >= 0) {
-      intern_twin(canonical_arrivals(p, bits, colocated_slots(p, bits)));
-    }
+    // (The twins differ only in history bits: the robots stand where they stood.)
+    const Bits here = p.arrival_bit >= 0 ? colocated_slots(p, bits) : Bits{};
+    if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, bits, here));
     if (p.idle_bit >= 0 && !bits.test(p.idle_bit) && p.idle_place(bits)) {
       Bits idle = bits;
       idle.set(p.idle_bit);
       intern_twin(idle);
-      if (p.arrival_bit >= 0) {
-        intern_twin(canonical_arrivals(p, idle, colocated_slots(p, idle)));
-      }
+      if (p.arrival_bit >= 0) intern_twin(canonical_arrivals(p, idle, here));
     }
     return id;
   };
@@ -2912,6 +2910,10 @@ ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projecti
                                                                   const Bits& here) {
   for (int32_t k = 0; k < p.arrival_slots; ++k) bits.assign(p.arrival_bit + k, !here.test(k));
   return bits;
+}
+
+ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, const Bits& bits) {
+  return p.away_slots.empty() ? Bits{} : away_now(p, bits, colocated_slots(p, bits));
 }
 
 ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, const Bits& bits,

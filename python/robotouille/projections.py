@@ -395,9 +395,7 @@ def _status_facts(task: CompiledTask, view: _TaskView) -> set[int]:
     the item is on its stove, negated while not), so the list's order decided the fact and every
     order was a state of its own: a chicken's row had 126k states, 12k without the fact.
     """
-    goal_predicates = {
-        int(task.fact_pred[base]) for base, _ in task.goal_atoms if base < task.num_pred_facts
-    }
+    goal_predicates = _goal_predicates(task)
     written = set().union(*view.template_writes)
     read = set().union(*view.template_reads, *view.pre_pos)
     return {
@@ -407,6 +405,11 @@ def _status_facts(task: CompiledTask, view: _TaskView) -> set[int]:
         and f not in view.writers
         and int(task.fact_pred[f]) not in goal_predicates
     }
+
+
+def _goal_predicates(task: CompiledTask) -> set[int]:
+    """The predicates of the goal's atoms."""
+    return {int(task.fact_pred[base]) for base, _ in task.goal_atoms if base < task.num_pred_facts}
 
 
 def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
@@ -1886,12 +1889,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         if any(r in view.args(f) for f in hand_facts)
     ]
 
-    goal_predicates = {
-        int(task.fact_pred[base]) for base, _ in task.goal_atoms if base < task.num_pred_facts
-    }
-    template_facts = set().union(
-        *view.template_facts, *view.template_writes, *view.template_needs, *view.template_reads
-    )
+    goal_predicates = _goal_predicates(task)
 
     def away_robots(
         facts: set[int],
@@ -1922,7 +1920,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             held = {f for r, f in zip(holds[::2], holds[1::2]) if r == robot}
             if (
                 {int(task.fact_pred[f]) for f in place} & goal_predicates
-                or place & template_facts
+                or place & template_touched  # (what templates read is in it too)
                 or any(m & place and not m <= robot_place for m in mutex_sets)
                 or any(
                     robot_at in place and (slot, robot_at, object_at) not in colocated

@@ -760,6 +760,8 @@ class ProjectionHeuristic {
   // The slots of the robots that are away in `bits` and placed (see "Away robots"), given the
   // slots that colocated_slots() finds there.
   static Bits away_now(const Projection& p, const Bits& bits, const Bits& here);
+  // The same, asking colocated_slots() itself (none without away robots).
+  static Bits away_now(const Projection& p, const Bits& bits);
   // Places the away robots of `bits` where the row keeps them (see "Away robots"), given the
   // slots that colocated_slots() finds there (placing changes none of them).
   static void place_away(const Projection& p, Bits& bits, const Bits& here);
