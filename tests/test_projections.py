@@ -117,14 +117,20 @@ def timed_start_stats(
     return stopped.value.stats
 
 
+def planner_tables(env: robotouille.Env) -> tuple[dict[str, Any], Any]:
+    """The projection tables the planner uses at the env's state, and their task."""
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    tables, task = _bound_tables(env, bits)
+    assert tables is not None
+    return tables, task
+
+
 def start_stats_keeping_positions(
     env: robotouille.Env, *, limits: dict[str, float] | None = None, threads: int = 1
 ) -> dict[str, Any]:
     """start_stats with the planner's tables, except that every robot keeps its position in
     the full rows (no away robots, see projection.h): rows as large as the upgrade tests need."""
-    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-    tables, task = _bound_tables(env, bits)
-    assert tables is not None
+    tables, task = planner_tables(env)
     return _start_stats(env, {**tables, **NO_AWAY}, task, limits=limits, threads=threads)
 
 
@@ -592,9 +598,7 @@ def test_two_robots_park_the_top_bread_that_covers_the_only_stove() -> None:
     (instance,) = datasets.load("multi_agent", tasks=["5"], seeds=[84])
     env = instance.load()
     assert _planner_bound(env) == 29
-    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-    tables, _ = _bound_tables(env, bits)
-    assert tables is not None
+    tables, _ = planner_tables(env)
     assert _planner_bound(env, **_without_parks(tables)) == 28
     plan = robotouille.plan(env)
     assert plan.length == instance.optimal_length == 33
@@ -1314,9 +1318,7 @@ _BURY_BREAD2 = [
 
 def _planner_bound(env: robotouille.Env, **changes: Any) -> int:
     """The bound the planner starts from at the env's state, with some tables replaced."""
-    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-    tables, projection_task = _bound_tables(env, bits)
-    assert tables is not None
+    tables, projection_task = planner_tables(env)
     value: int = _start_stats(env, {**tables, **changes}, projection_task)["initial_h"]
     return value
 
@@ -1440,8 +1442,7 @@ def test_upgrades_on_two_threads_build_the_rows_one_thread_builds() -> None:
     for threads in (1, 2):
         capped = start_stats_keeping_positions(env, limits=first_cap | total, threads=threads)
         assert before < capped["abstract_states"] <= total["upgrade_total_states"]
-    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-    tables, task = _bound_tables(env, bits)
+    tables, task = planner_tables(env)
     status, _, _ = _core.search(
         env.task.core,
         env._words[0],
@@ -1694,12 +1695,10 @@ def _away_rows(tables: ProjectionTables) -> list[int]:
 def _bounds_with_and_without_away(env: robotouille.Env) -> tuple[dict[str, Any], dict[str, Any]]:
     """start_stats at the env's state with the planner's tables, and with every robot's
     position kept, both under caps that every row fits (so that both build the same rows)."""
-    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-    tables, task = _bound_tables(env, bits)
-    assert tables is not None
+    tables, task = planner_tables(env)
     return (
         _start_stats(env, tables, task, limits=ALL_ROWS),
-        start_stats_keeping_positions(env, limits=ALL_ROWS),
+        _start_stats(env, {**tables, **NO_AWAY}, task, limits=ALL_ROWS),
     )
 
 
