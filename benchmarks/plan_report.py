@@ -11,6 +11,7 @@ Usage (from the repository root)::
 
     python benchmarks/plan_report.py [--threads 2 | --search-threads 2] [--time-limit 10]
         [--heuristic projections] [--no-symmetry] [--datasets synchronous,asynchronous]
+        [--mode centralized | turn_based | simultaneous]
 
 ``--heuristic lmcut --no-symmetry`` is the planner as it was before the projection bound and
 symmetry reduction (the baseline of the side-by-side table in benchmarks/README.md).
@@ -38,6 +39,9 @@ def main() -> None:
     parser.add_argument("--heuristic", choices=_HEURISTICS, default="projections")
     parser.add_argument("--datasets", default="synchronous,asynchronous")
     parser.add_argument("--no-symmetry", action="store_true", help="store every state as is")
+    parser.add_argument(
+        "--mode", choices=robotouille.env.MODES, default="centralized", help="multi-robot mode"
+    )
     args = parser.parse_args()
     examples = reference_root() / "environments" / "env_generator" / "examples"
     files = [
@@ -45,7 +49,7 @@ def main() -> None:
         for dataset in args.datasets.split(",")
         for path in sorted((examples / dataset).glob("*.json"), key=lambda p: p.name)
     ]
-    envs = [robotouille.load(path, domain_file()) for path in files]
+    envs = [robotouille.load(path, domain_file(), mode=args.mode) for path in files]
     limits: dict[str, Any] = {
         "heuristic": args.heuristic,
         "symmetry": not args.no_symmetry,
@@ -69,7 +73,7 @@ def main() -> None:
     wall = time.perf_counter() - start
     symmetry = "off" if args.no_symmetry else "on"
     print(
-        f"A* ({args.heuristic}, symmetry {symmetry}), {threads}, "
+        f"A* ({args.heuristic}, symmetry {symmetry}, {args.mode} mode), {threads}, "
         f"{args.time_limit:g} s per file\n"
     )
     print(

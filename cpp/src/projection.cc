@@ -324,6 +324,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     : task_(task),
       exact_timers_(limits.exact_timers),
       timer_sinks_(limits.timer_sinks),
+      tick_free_(limits.tick_free),
       upgrade_states_(limits.upgrade_states) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
@@ -2028,7 +2029,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
   }
   size_t used_bits = p.facts.size() + (arrivals ? history_bits : 0);
-  if (!p.idle_places.empty() && used_bits < static_cast<size_t>(kMaxFacts)) {
+  // Idling charges a step in which the robot acts on nothing; joint steps count actions only.
+  if (!p.idle_places.empty() && !tick_free_ && used_bits < static_cast<size_t>(kMaxFacts)) {
     p.idle_bit = static_cast<int32_t>(used_bits++);
   } else {
     p.idle_places.clear();
@@ -2602,6 +2604,20 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       };
       if (!timers && !a.starts_template) {
         key_.assign(reinterpret_cast<const char*>(next.w), p.key_bytes);
+        add_edge();
+      } else if (tick_free_ && !a.starts_template && !a.touches(timer_bits)) {
+        // Joint steps: the action alone, its effects on top; the pass is the waiting edge.
+        key_ = key;
+        write_bits(key_, next, p.key_bytes);
+        add_edge();
+      } else if (tick_free_) {
+        // The engine applies the action and leaves the end-of-step pass out. No timer ticks,
+        // so the coarse progress stays as it is (an action never reads a delayed node's).
+        materialize(key);
+        apply_grounding(task_, work.data(), work_counters.data(), a.grounding);
+        project(p, work.data(), work_counters.data());
+        clear();
+        keep_merged(next);
         add_edge();
       } else if (!a.starts_template && !a.touches(timer_bits)) {
         // The end-of-step pass neither reads nor writes what the action changes, so the step

@@ -543,6 +543,7 @@ struct alignas(64) Expander {
 ProjectionLimits bound_limits(const SearchOptions& options) {
   ProjectionLimits limits = options.projection_limits;
   limits.threads = std::max<int32_t>(1, options.threads);
+  limits.tick_free = options.mode == PlanMode::kSimultaneous && options.robots.size() > 1;
   if (limits.upgrade_seconds > 0) return limits;
   limits.upgrade_seconds = kUpgradeShare * options.time_limit;
   double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
@@ -586,6 +587,7 @@ class Searcher {
                   task.spec.sfx_begin[g] == task.spec.sfx_begin[g + 1];
     }
     init_relocations();
+    parallel_ = options.mode == PlanMode::kSimultaneous ? std::max(1, players) : 1;
     expanders_.push_back(std::make_unique<Expander>(
         Packer(task, words, &table_, options.symmetry ? options.symmetry->pair_facts : IntVec{},
                options.pack_group_begin, options.pack_group_facts)));
@@ -640,7 +642,7 @@ class Searcher {
                       [](int32_t t) { return t == static_cast<int32_t>(EffectType::kDelayed); });
       delay_bound_ = options.lmcut ||
                      (delays && x.delay->evaluate(x.words.data(), x.counters.data()) >
-                                    x.projection->evaluate(x.words.data(), x.counters.data()));
+                                    projection_bound(x, x.words.data(), x.counters.data()));
     }
     // A* on several threads: each further thread expands with copies of thread 0's parts
     // (the projections' tables are shared, not copied).
@@ -1037,11 +1039,17 @@ class Searcher {
     return SearchStatus::kUnsolvable;
   }
 
+  int32_t projection_bound(Expander& x, const uint64_t* words, const int32_t* counters) const {
+    const int32_t h = x.projection->evaluate(words, counters);
+    if (h == ProjectionHeuristic::kDeadEnd || parallel_ == 1) return h;
+    return (h + parallel_ - 1) / parallel_;
+  }
+
   // max(projection bound, DelayHeuristic); DelayHeuristic::kDeadEnd when either proves it.
   int32_t evaluate(Expander& x, const uint64_t* words, const int32_t* counters) const {
     int32_t h = 0;
     if (x.projection) {
-      h = x.projection->evaluate(words, counters);
+      h = projection_bound(x, words, counters);
       if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
     }
     return delay_bound_ ? std::max(h, x.delay->evaluate(words, counters)) : h;
@@ -1053,7 +1061,7 @@ class Searcher {
   int32_t evaluate_child(Expander& x, const uint64_t* words, const int32_t* counters,
                          bool& pending) const {
     if (!x.projection) return x.delay->evaluate(words, counters);
-    const int32_t h = x.projection->evaluate(words, counters);
+    const int32_t h = projection_bound(x, words, counters);
     if (h == ProjectionHeuristic::kDeadEnd) return DelayHeuristic::kDeadEnd;
     pending = delay_bound_;
     return h;
@@ -1344,6 +1352,7 @@ class Searcher {
   std::vector<uint32_t> child_ids_;  // merge() scratch: the stored id of each successor
   IntVec merged_ids_;                // ... and the table's id of each local key
   bool delay_bound_ = true;  // whether the DelayHeuristic is part of the bound
+  int32_t parallel_ = 1;      // actions per step: the robots in simultaneous mode, else 1
   std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)
   std::vector<int32_t> root_counters_;
   std::map<IntVec, int32_t> grounding_ids_;  // (action, args) -> grounding, for extraction

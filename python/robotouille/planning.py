@@ -394,6 +394,8 @@ def _start_stats(
         env.task.core,
         env._words[0],
         env._counters[0],
+        mode=env.mode,
+        robots=list(env._robot_objects),
         lmcut=False,
         max_states=1,
         projections=tables,
@@ -430,9 +432,7 @@ def _run(
     bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
     projection_tables, projection_task = (
         _bound_tables(env, bits)
-        if algorithm == "astar"
-        and heuristic in ("projections", "all")
-        and env.mode != "simultaneous"
+        if algorithm == "astar" and heuristic in ("projections", "all")
         else (None, None)
     )
     if projection_tables is not None and _breaks(
@@ -792,7 +792,9 @@ def plan(
             time bound when the task has delayed effects and that bound is the larger at the
             start), ``"lmcut"`` (LM-cut on the delete relaxation, maxed with the time bound),
             ``"time"`` (the critical-path bound alone)
-            or ``"all"`` (the max of all three: strongest, dearest).
+            or ``"all"`` (the max of all three: strongest, dearest). In ``simultaneous`` mode
+            the projections and LM-cut count the actions still needed, divided by the number
+            of robots (each may act in a step).
         max_states: Stop after storing this many states.
         max_memory_bytes: Stop when the search's tables exceed this many bytes.
         time_limit: Stop after this many seconds, counting the time to build the bound's

@@ -311,6 +311,21 @@
  * swapped robots or neither are placed, and placing commutes with the swap. A row with two robots
  * in a kitchen of 23 stations keeps about 6 states per state of its fallback, not 300.
  *
+ * Joint steps (ProjectionLimits::tick_free; simultaneous mode with P >= 2 robots): a step
+ * applies up to P actions, one after another in robot order, and then one end-of-step pass.
+ * The rows are then built from each grounding applied alone, without the pass, while waiting
+ * (the pass alone, cost 0) stays a step of its own, and idling is left out. A real plan maps
+ * onto such a row step by step: each action it applies (the engine checks each against the
+ * state the earlier robots left) is a grounding step of the row, the pass a wait. So a row's
+ * distance bounds the partition's charges to the actions still to come, and the sum bounds the
+ * number of those actions, which is at most P times the steps: the search divides it by P,
+ * rounded up. Every other argument above is about the order of actions (what comes right
+ * before a pick, a hand-over, a companion's arrival; one robot per station) and holds for that
+ * sequence of actions just as for a centralized plan; the timers only gain ways to tick (none
+ * between two actions of a step), which the wait steps cover. With one robot a joint step is
+ * one action or none and then the pass, which is a centralized step: the rows stay as they are
+ * and the sum is not divided.
+ *
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then computes the distances backwards from
  * the abstract goal states, by distance layers for up to 64 goal columns at once (Dial's
@@ -459,6 +474,9 @@ struct ProjectionLimits {
   int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
   bool timer_sinks = true;    // false: no row gets a sink (see "Repeated timers"); likewise
+  // Actions without the end-of-step pass, which only waiting runs (see "Joint steps"): for
+  // simultaneous mode with several robots, where the sum then bounds the actions, not steps.
+  bool tick_free = false;
 };
 
 class ProjectionHeuristic {
@@ -808,6 +826,7 @@ class ProjectionHeuristic {
   const Task& task_;
   bool exact_timers_ = false;
   bool timer_sinks_ = true;
+  bool tick_free_ = false;
   int64_t upgrade_states_ = 0;
   bool built_with_sink_ = false;  // whether the last build() ended with a sink
   IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c

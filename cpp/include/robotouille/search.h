@@ -31,7 +31,9 @@
  * With the projection bound, the DelayHeuristic part is kept only where it exceeds the
  * projection bound at the start, and it is deferred: a generated state gets the projection
  * value, and the rest is computed when it is popped; if that raises its f it goes back to the
- * open list (admissible either way, so optimality is unaffected).
+ * open list (admissible either way, so optimality is unaffected). In simultaneous mode with P
+ * robots the projections bound the actions still to come (projection.h, "Joint steps"), and
+ * their bound is that divided by P, rounded up.
  * Weighted A* (weight w > 1, for plans that need not be optimal): f = g + w * h; the plan is
  * then at most w times the optimum, and `bound` proves nothing (reported as 0).
  *
