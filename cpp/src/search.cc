@@ -818,7 +818,7 @@ class Searcher {
       const bool orbits = x.canon && x.one_per_orbit;
       if (orbits) x.canon->stabilizer(x.words.data(), x.counters.data(), x.representative);
       for (int32_t g : x.valid) {
-        if (orbits && symmetric_step(x, g)) continue;
+        if (orbits && symmetric_step(x, &g, 1)) continue;
         // Relocation pruning (search.h): after robot r's move, neither r's moves nor a no-op.
         if (x.skip_robot >= 0 && (relocated_[g] == x.skip_robot || no_op_[g])) continue;
         if (x.only_robot >= 0 && relocated_[g] != x.only_robot && !no_op_[g]) continue;
@@ -847,11 +847,13 @@ class Searcher {
         for (int32_t r = 0; r < players; ++r) x.options_per_robot[r].push_back(g);
       }
     }
+    const bool orbits = x.canon && x.one_per_orbit;
+    if (orbits) x.canon->stabilizer(x.words.data(), x.counters.data(), x.representative);
     x.pick.assign(static_cast<size_t>(players), 0);
     x.joint.assign(static_cast<size_t>(players), -1);
     for (;;) {
       for (int32_t r = 0; r < players; ++r) x.joint[r] = x.options_per_robot[r][x.pick[r]];
-      apply(x.joint.data(), players);
+      if (!orbits || !symmetric_step(x, x.joint.data(), players)) apply(x.joint.data(), players);
       int32_t r = 0;
       while (r < players && ++x.pick[r] == static_cast<int32_t>(x.options_per_robot[r].size())) {
         x.pick[r++] = 0;
@@ -860,18 +862,32 @@ class Searcher {
     }
   }
 
-  // Whether grounding g has a symmetric twin among the state's steps that successors()
-  // generates instead: g names an object whose representative (Canonicalizer::stabilizer) is
-  // another object that g does not name. Trading the two maps the state onto itself, so the
-  // twin is valid and leads to the same orbit; replacing such objects one by one ends at a
-  // step that names only representatives (or both of a pair), which is generated.
-  bool symmetric_step(const Expander& x, int32_t g) const {
+  // Whether the step (groundings[0..n), -1 for none) has a symmetric twin among the state's
+  // steps that successors() generates instead: it names an object whose representative
+  // (Canonicalizer::stabilizer) is another object that it does not name. Trading the two maps
+  // the state onto itself, so the twin is valid and leads to the same orbit; replacing such
+  // objects one by one ends at a step that names only representatives (or both of a pair),
+  // which is generated. In simultaneous mode the robots are never traded, so the twin's
+  // entries belong to the same robots, and trading commutes with applying them in order (the
+  // same entries apply).
+  bool symmetric_step(const Expander& x, const int32_t* groundings, int32_t n) const {
     const int32_t params = task_.max_params;
-    const int32_t* args = task_.spec.grounding_args.data() + static_cast<size_t>(g) * params;
-    for (int32_t k = 0; k < params && args[k] >= 0; ++k) {
-      const int32_t stands_for = x.representative[args[k]];
-      if (stands_for != args[k] && std::find(args, args + params, stands_for) == args + params) {
-        return true;
+    auto names = [&](int32_t object) {
+      for (int32_t i = 0; i < n; ++i) {
+        if (groundings[i] < 0) continue;
+        const int32_t* args =
+            task_.spec.grounding_args.data() + static_cast<size_t>(groundings[i]) * params;
+        if (std::find(args, args + params, object) != args + params) return true;
+      }
+      return false;
+    };
+    for (int32_t i = 0; i < n; ++i) {
+      if (groundings[i] < 0) continue;
+      const int32_t* args =
+          task_.spec.grounding_args.data() + static_cast<size_t>(groundings[i]) * params;
+      for (int32_t k = 0; k < params && args[k] >= 0; ++k) {
+        const int32_t stands_for = x.representative[args[k]];
+        if (stands_for != args[k] && !names(stands_for)) return true;
       }
     }
     return false;

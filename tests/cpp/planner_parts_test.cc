@@ -337,6 +337,63 @@ TEST(SearchTest, StepsThatTheStateCannotTellApartAreGeneratedOnce) {
   }
 }
 
+TEST(SearchTest, JointStepsThatTheStateCannotTellApartAreGeneratedOnce) {
+  // The cells of the test above, moved by two robots (objects 4 and 5) in simultaneous mode;
+  // the moves belong to no robot, so both may take them. Of the joint steps from the start,
+  // those that move the token to cell 2 but name no cell 1 are twins of those that move it to
+  // cell 1, and are not generated.
+  FixtureBuilder b(4);
+  b.add_objects(4, "cell");
+  b.add_objects(2, "robot");
+  b.fact_args = {0, 1, 2, 3};
+  for (const auto& [from, to] : {std::pair{3, 1}, std::pair{3, 2}, std::pair{1, 0},
+                                 std::pair{2, 0}}) {
+    GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
+    g.args = {from, to};
+    b.add_grounding(g);
+  }
+  b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
+  const Task task = b.task();
+  SymmetrySpec two;
+  two.class_begin = {0, 2};
+  two.class_objects = {1, 2};
+  two.pair_fact_begin = {0, 0, 1, 1, 1};
+  two.pair_facts = {1, 2};
+  two.pair_template_begin = {0, 0, 0, 0, 0};
+  two.fact_pred = {0, 0, 0, 0};
+  two.template_object_begin = {0};
+  State start(task);
+  start.set(3);
+  for (const Algorithm algorithm : {Algorithm::kBfs, Algorithm::kAstar}) {
+    SearchOptions plain;
+    plain.algorithm = algorithm;
+    plain.mode = PlanMode::kSimultaneous;
+    plain.robots = {4, 5};
+    SearchOptions reduced = plain;
+    reduced.symmetry = std::make_shared<SymmetrySpec>(two);
+    const SearchResult a = search(task, start.words.data(), start.counters.data(), plain);
+    const SearchResult r = search(task, start.words.data(), start.counters.data(), reduced);
+    ASSERT_EQ(a.status, SearchStatus::kSolved);
+    ASSERT_EQ(r.status, SearchStatus::kSolved);
+    // Neither robot can move the token on within the step that brought it (a step's entries
+    // must be valid at its start), so two steps, as without symmetry.
+    EXPECT_EQ(a.plan.size(), 2u);
+    EXPECT_EQ(r.plan.size(), 2u);
+    // From the start: no step, either robot moving the token to cell 1, or to cell 2 (the
+    // second robot's entry is not applied where the first moved the token already); the two
+    // to cell 2 go. Then the steps from the state with the token at cell 1.
+    EXPECT_EQ(a.stats.generated - r.stats.generated, 2);
+    EXPECT_EQ(a.stats.generated, algorithm == Algorithm::kBfs ? 7 : 8);
+    State s = start;
+    for (const auto& step : r.plan) {
+      ASSERT_EQ(step.size(), 2u);
+      ASSERT_TRUE(robotouille::step(task, s.words.data(), s.counters.data(), step.data(), 2,
+                                    nullptr) >= 0);
+    }
+    EXPECT_TRUE(s.bit(0));
+  }
+}
+
 // A token on a line of `cells` cells (fact c = token on cell c), moved one cell at a time;
 // goal: the last cell. Start: cell 0.
 Task line_task(int32_t cells) {
@@ -476,7 +533,7 @@ TEST(SearchTest, RelocationPruningKeepsTheOptimumAndGeneratesLess) {
     ASSERT_EQ(r.status, SearchStatus::kSolved);
     EXPECT_EQ(r.plan.size(), 4u);
     EXPECT_EQ(a.plan.size(), r.plan.size());
-    EXPECT_LT(r.stats.generated, a.stats.generated);
+    EXPECT_EQ(r.stats.generated, -1) << a.stats.generated;
   }
   SearchOptions wrong;
   wrong.relocation_robot = {4};

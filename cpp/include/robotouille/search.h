@@ -43,9 +43,10 @@
  * representatives; extraction replays it, tracking the permutation from the real states to the
  * representatives, and maps each step's groundings back to the real objects. A state's steps
  * that differ only by trading two class members that the state cannot tell apart (two empty
- * tables: Canonicalizer::stabilizer) lead to one orbit, so only one of them is generated (in
- * centralized and turn-based mode); the others would only be canonicalized, packed and found
- * again.
+ * tables: Canonicalizer::stabilizer) lead to one orbit, so only one of them is generated (a
+ * joint step in simultaneous mode, where the robots are never traded, counts as one step
+ * naming the objects of all its entries); the others would only be canonicalized, packed and
+ * found again.
  *
  * Effect order: the active special-effect list is stored in its normal form (effect_order.h):
  * effects that commute (a cooking patty's timer and a chicken's) are listed in a fixed order
