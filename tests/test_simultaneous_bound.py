@@ -104,7 +104,7 @@ def test_two_robot_kitchens_keep_their_optimum_in_simultaneous_mode(
 
 @needs_shared
 def test_a_multi_agent_original_solves_in_simultaneous_mode() -> None:
-    """multi_agent/7: 19 joint steps against 25 in centralized mode; the start bound lies
+    """multi_agent/7: 19 joint steps against 32 in centralized mode; the start bound lies
     between half the centralized one and the optimum."""
     path = EXAMPLES / "multi_agent" / "7_onion_potato_tomato_soup.json"
     central = robotouille.load(path)
