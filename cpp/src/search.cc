@@ -1055,6 +1055,8 @@ class Searcher {
     return SearchStatus::kUnsolvable;
   }
 
+  // The projection bound in steps. In simultaneous mode its rows count actions, of which a
+  // joint step applies at most one per robot (projection.h, "Joint steps").
   int32_t projection_bound(Expander& x, const uint64_t* words, const int32_t* counters) const {
     const int32_t h = x.projection->evaluate(words, counters);
     if (h == ProjectionHeuristic::kDeadEnd || parallel_ == 1) return h;

@@ -296,12 +296,12 @@ TEST(SearchTest, APlanFoundBetweenRepresentativesActsOnTheRealObjects) {
   }
 }
 
-TEST(SearchTest, StepsThatTheStateCannotTellApartAreGeneratedOnce) {
-  // Four cells; the token goes from cell 3 to cell 1 or 2, and from there to cell 0 (the
-  // goal). Cells 1 and 2 are interchangeable, and while neither holds the token, moving it to
-  // one or the other leads to one orbit: only one of the two moves is generated.
+// Four cells; the token goes from cell 3 to cell 1 or 2, and from there to cell 0 (the goal).
+// `robots` more objects follow the cells (for simultaneous mode; the moves belong to none).
+Task token_cells_task(int32_t robots) {
   FixtureBuilder b(4);
   b.add_objects(4, "cell");
+  if (robots > 0) b.add_objects(robots, "robot");
   b.fact_args = {0, 1, 2, 3};
   for (const auto& [from, to] : {std::pair{3, 1}, std::pair{3, 2}, std::pair{1, 0},
                                  std::pair{2, 0}}) {
@@ -310,87 +310,56 @@ TEST(SearchTest, StepsThatTheStateCannotTellApartAreGeneratedOnce) {
     b.add_grounding(g);
   }
   b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
-  const Task task = b.task();
-  const SymmetrySpec two = cells_one_and_two(4);
-  State start(task);
-  start.set(3);
-  for (const Algorithm algorithm : {Algorithm::kBfs, Algorithm::kAstar}) {
-    SearchOptions plain;
-    plain.algorithm = algorithm;
-    SearchOptions reduced = plain;
-    reduced.symmetry = std::make_shared<SymmetrySpec>(two);
-    const SearchResult a = search(task, start.words.data(), start.counters.data(), plain);
-    const SearchResult r = search(task, start.words.data(), start.counters.data(), reduced);
-    ASSERT_EQ(a.status, SearchStatus::kSolved);
-    ASSERT_EQ(r.status, SearchStatus::kSolved);
-    EXPECT_EQ(r.plan.size(), 2u);
-    // Without symmetry, both moves from cell 3 and then one from the first cell reached.
-    EXPECT_EQ(a.stats.generated, 3);
-    EXPECT_EQ(r.stats.generated, 2);
-    State s = start;
-    for (const auto& step : r.plan) {
-      ASSERT_EQ(step.size(), 1u);
-      ASSERT_TRUE(robotouille::step(task, s.words.data(), s.counters.data(), step.data(), 1,
-                                    nullptr) >= 0);
-    }
-    EXPECT_TRUE(s.bit(0));
-  }
+  return b.task();
 }
 
-TEST(SearchTest, JointStepsThatTheStateCannotTellApartAreGeneratedOnce) {
-  // The cells of the test above, moved by two robots (objects 4 and 5) in simultaneous mode;
-  // the moves belong to no robot, so both may take them. Of the joint steps from the start,
-  // those that move the token to cell 2 but name no cell 1 are twins of those that move it to
-  // cell 1, and are not generated.
-  FixtureBuilder b(4);
-  b.add_objects(4, "cell");
-  b.add_objects(2, "robot");
-  b.fact_args = {0, 1, 2, 3};
-  for (const auto& [from, to] : {std::pair{3, 1}, std::pair{3, 2}, std::pair{1, 0},
-                                 std::pair{2, 0}}) {
-    GroundingDef g{{from}, {}, {{from, false}, {to, true}}};
-    g.args = {from, to};
-    b.add_grounding(g);
-  }
-  b.goal_atoms = {GoalAtomDef{0, {obj(0, 0, 1)}}};
-  const Task task = b.task();
-  SymmetrySpec two;
-  two.class_begin = {0, 2};
-  two.class_objects = {1, 2};
-  two.pair_fact_begin = {0, 0, 1, 1, 1};
-  two.pair_facts = {1, 2};
-  two.pair_template_begin = {0, 0, 0, 0, 0};
-  two.fact_pred = {0, 0, 0, 0};
-  two.template_object_begin = {0};
-  State start(task);
-  start.set(3);
-  for (const Algorithm algorithm : {Algorithm::kBfs, Algorithm::kAstar}) {
-    SearchOptions plain;
-    plain.algorithm = algorithm;
-    plain.mode = PlanMode::kSimultaneous;
-    plain.robots = {4, 5};
-    SearchOptions reduced = plain;
-    reduced.symmetry = std::make_shared<SymmetrySpec>(two);
-    const SearchResult a = search(task, start.words.data(), start.counters.data(), plain);
-    const SearchResult r = search(task, start.words.data(), start.counters.data(), reduced);
-    ASSERT_EQ(a.status, SearchStatus::kSolved);
-    ASSERT_EQ(r.status, SearchStatus::kSolved);
-    // Neither robot can move the token on within the step that brought it (a step's entries
-    // must be valid at its start), so two steps, as without symmetry.
-    EXPECT_EQ(a.plan.size(), 2u);
-    EXPECT_EQ(r.plan.size(), 2u);
-    // From the start: no step, either robot moving the token to cell 1, or to cell 2 (the
-    // second robot's entry is not applied where the first moved the token already); the two
-    // to cell 2 go. Then the steps from the state with the token at cell 1.
-    EXPECT_EQ(a.stats.generated - r.stats.generated, 2);
-    EXPECT_EQ(a.stats.generated, algorithm == Algorithm::kBfs ? 7 : 8);
-    State s = start;
-    for (const auto& step : r.plan) {
-      ASSERT_EQ(step.size(), 2u);
-      ASSERT_TRUE(robotouille::step(task, s.words.data(), s.counters.data(), step.data(), 2,
-                                    nullptr) >= 0);
+TEST(SearchTest, StepsThatTheStateCannotTellApartAreGeneratedOnce) {
+  // Cells 1 and 2 are interchangeable, and while neither holds the token, moving it to one or
+  // the other leads to one orbit: only one of the two moves is generated. In simultaneous mode
+  // two robots (objects 4 and 5) may both take the moves, which belong to no robot; a joint
+  // step that moves the token to cell 2 and names no cell 1 is the twin of one that moves it
+  // to cell 1.
+  for (const int32_t robots : {0, 2}) {
+    const Task task = token_cells_task(robots);
+    State start(task);
+    start.set(3);
+    for (const Algorithm algorithm : {Algorithm::kBfs, Algorithm::kAstar}) {
+      SearchOptions plain;
+      plain.algorithm = algorithm;
+      if (robots > 0) {
+        plain.mode = PlanMode::kSimultaneous;
+        plain.robots = {4, 5};
+      }
+      SearchOptions reduced = plain;
+      reduced.symmetry = std::make_shared<SymmetrySpec>(cells_one_and_two(4));
+      const SearchResult a = search(task, start.words.data(), start.counters.data(), plain);
+      const SearchResult r = search(task, start.words.data(), start.counters.data(), reduced);
+      ASSERT_EQ(a.status, SearchStatus::kSolved);
+      ASSERT_EQ(r.status, SearchStatus::kSolved);
+      // Two steps either way: a joint step's entries must be valid at its start, so none
+      // moves the token on within the step that brought it.
+      EXPECT_EQ(a.plan.size(), 2u);
+      EXPECT_EQ(r.plan.size(), 2u);
+      if (robots == 0) {
+        // Without symmetry, both moves from cell 3 and then one from the first cell reached.
+        EXPECT_EQ(a.stats.generated, 3);
+        EXPECT_EQ(r.stats.generated, 2);
+      } else {
+        // From the start: no step, either robot moving the token to cell 1, or to cell 2 (the
+        // second robot's entry is not applied where the first moved the token already); the
+        // two to cell 2 go. Then the steps from the state with the token at cell 1.
+        EXPECT_EQ(a.stats.generated, algorithm == Algorithm::kBfs ? 7 : 8);
+        EXPECT_EQ(a.stats.generated - r.stats.generated, 2);
+      }
+      const auto width = static_cast<int32_t>(std::max<int32_t>(1, robots));
+      State s = start;
+      for (const auto& step : r.plan) {
+        ASSERT_EQ(static_cast<int32_t>(step.size()), width);
+        ASSERT_TRUE(robotouille::step(task, s.words.data(), s.counters.data(), step.data(),
+                                      width, nullptr) >= 0);
+      }
+      EXPECT_TRUE(s.bit(0));
     }
-    EXPECT_TRUE(s.bit(0));
   }
 }
 
