@@ -502,7 +502,7 @@ TEST(SearchTest, RelocationPruningKeepsTheOptimumAndGeneratesLess) {
     ASSERT_EQ(r.status, SearchStatus::kSolved);
     EXPECT_EQ(r.plan.size(), 4u);
     EXPECT_EQ(a.plan.size(), r.plan.size());
-    EXPECT_EQ(r.stats.generated, -1) << a.stats.generated;
+    EXPECT_LT(r.stats.generated, a.stats.generated);
   }
   SearchOptions wrong;
   wrong.relocation_robot = {4};
