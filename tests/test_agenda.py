@@ -180,3 +180,40 @@ def test_cli_says_an_agenda_plan_is_not_necessarily_optimal(capsys: Any) -> None
     assert main(["plan", "cheese_sandwich", "--algorithm", "agenda"]) == 0
     out = capsys.readouterr().out
     assert "not necessarily optimal" in out and "Optimal plan" not in out
+
+
+def _two_robots(mode: str) -> robotouille.Env:
+    """The bundled lettuce sandwich with a second robot, in the given mode."""
+    from .test_projections import _two_robot_lettuce_sandwich
+
+    return robotouille.Env(_two_robot_lettuce_sandwich().task, mode=mode)  # type: ignore[arg-type]
+
+
+def test_a_simultaneous_agenda_lets_both_robots_work_at_once() -> None:
+    """In simultaneous mode the agenda schedules a centralized agenda plan into joint steps:
+    shorter than that plan, never shorter than the joint optimum, and it replays."""
+    joint = _two_robots("simultaneous")
+    plan = robotouille.plan(joint, "agenda")
+    assert all(isinstance(step, list) and len(step) == 2 for step in plan.actions)
+    replay(joint, plan)
+    sequential = robotouille.plan(_two_robots("centralized"), "agenda")
+    assert robotouille.optimal_length(joint) <= plan.length < sequential.length
+
+
+def test_the_joint_schedule_waits_for_what_the_centralized_plan_waited_for() -> None:
+    """A two-robot kitchen where the patty cooks while the lettuce is cut: the schedule puts
+    both robots' actions side by side, yet never takes the patty off the stove before the
+    centralized plan had it cooked, so it reaches the goal; one action per step replays too."""
+    from .test_projections import _kitchen
+
+    central = _kitchen([["lettuce"], ["patty"], [], [], []], ["lettuce", "patty"], robots=2)
+    steps = robotouille.plan(central).structured
+    joint = robotouille.Env(central.task, mode="simultaneous")
+    schedule = planning._joint_schedule(joint, steps)
+    assert schedule is not None and len(schedule) < len(steps)
+    for entries in (schedule, planning._one_per_step(joint, steps)):
+        joint.reset()
+        for step in entries:
+            assert not joint.step(step)[4]["skipped"]
+        assert joint.goal_reached()
+    assert len(planning._one_per_step(joint, steps)) == len(steps)

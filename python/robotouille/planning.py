@@ -36,7 +36,7 @@ from . import _core
 from .compile import CompiledTask, compile_task
 from .domain import Domain
 from .env import Env, EnvState
-from .errors import SearchLimitError, UnsolvableError
+from .errors import CapacityError, InvalidActionError, SearchLimitError, UnsolvableError
 from .invariants import disjoint_groups, union
 from .problem import Goal, GoalAtom
 from .projections import (
@@ -587,6 +587,145 @@ def _stage_env(env: Env, atoms: Sequence[int], bound: dict[int, str] | None = No
     return Env(stage, mode=env.mode)
 
 
+JOINT_SCHEDULE_WAITS = 24
+"""At most this many waits the joint schedule puts before one action (for a timer to finish)."""
+
+
+def _effectless_actions(env: Env) -> set[str]:
+    """The names of the domain's actions that change nothing (waiting)."""
+    return {a.name for a in env.task.domain.actions if not a.immediate_fx and not a.sfx}
+
+
+def _joint_schedule(env: Env, steps: Sequence[Any]) -> list[list[Any]] | None:
+    """A simultaneous-mode plan that takes a centralized plan's actions, in fewer joint steps.
+
+    ``env`` is in ``simultaneous`` mode, at the plan's start; ``steps`` are the centralized
+    plan's structured actions. List scheduling: each action, in the plan's order, goes into the
+    earliest joint step where its robot's slot is free, after its robot's previous action and
+    after every earlier action that names one of its objects other than robots, such that the
+    schedule from there on still replays (every entry valid at its step's start, none skipped)
+    and that step starts with every fact about the action's objects that special effects make
+    (cooked, cut) and that the centralized plan had before the action (so the patty is not
+    taken off the stove before it cooks); else into a new step at the end, after as many waits
+    as it needs. Actions without effects (waiting) are left out: the schedule waits where it
+    must.
+
+    Returns:
+        The joint steps (structured entries, ``None`` for no action), or None where some action
+        cannot be placed or the goal does not hold at the end: the caller then keeps the plan
+        one action per step.
+    """
+    robots = list(env.robots)
+    effectless = _effectless_actions(env)
+    made = {
+        literal.predicate
+        for action in env.task.domain.actions
+        for effect in action.all_special_effects()
+        for literal in effect.fx
+        if literal.is_true
+    }
+
+    def progress(walker: Env) -> set[str]:
+        return {f for f in walker.true_predicates() if f[: f.index("(")] in made}
+
+    central = Env(env.task, mode="centralized")
+    central.set_state(env.get_state())
+    wanted = []  # per step of the centralized plan: what effects made of its objects before it
+    for name, args in steps:
+        touched = set(args) - set(robots)
+        wanted.append(
+            {f for f in progress(central) if touched & set(f[f.index("(") + 1 : -1].split(","))}
+        )
+        central.step((name, args))
+    replay = Env(env.task, mode="simultaneous")
+    schedule: list[list[Any]] = []
+    states: list[EnvState] = [env.get_state()]  # states[k]: the state before step k
+
+    def replays(start: int, trial: list[list[Any]], at: int, need: set[str]) -> list[Any] | None:
+        # The states after each step of the trial from `start` on; None where one does not
+        # apply, or where step `at` starts without the facts `need`.
+        replay.set_state(states[start])
+        after = []
+        for k in range(start, len(trial)):
+            if k == at and not need <= progress(replay):
+                return None
+            try:
+                info = replay.step(trial[k])[4]
+            except (InvalidActionError, CapacityError):
+                return None
+            if info["skipped"]:
+                return None
+            after.append(replay.get_state())
+        return after
+
+    robot_last = [-1] * len(robots)  # per robot slot: the step of its last action
+    object_last: dict[str, int] = {}  # per non-robot object: the step of the last action on it
+    for index, (name, args) in enumerate(steps):
+        if name in effectless:
+            continue
+        action = (name, tuple(args))
+        objects = [a for a in args if a not in robots]
+        slots = [i for i, r in enumerate(robots) if r in args] or list(range(len(robots)))
+        earliest = max([object_last.get(o, -1) + 1 for o in objects], default=0)
+        placed = -1
+        for k in range(earliest, len(schedule)):
+            for slot in slots:
+                if k <= robot_last[slot] or schedule[k][slot] is not None:
+                    continue
+                trial = [*schedule[:k], [*schedule[k]], *schedule[k + 1 :]]
+                trial[k][slot] = action
+                after = replays(k, trial, k, wanted[index])
+                if after is not None:
+                    schedule, states[k + 1 :], placed = trial, after, k
+                    robot_last[slot] = k
+                    break
+            if placed >= 0:
+                break
+        for waits in range(JOINT_SCHEDULE_WAITS + 1):
+            if placed >= 0:
+                break
+            entry: list[Any] = [None] * len(robots)
+            entry[slots[0]] = action
+            trial = [*schedule, *([[None] * len(robots)] * waits), entry]
+            after = replays(len(schedule), trial, len(trial) - 1, wanted[index])
+            if after is not None:
+                states[len(states) :] = after
+                schedule, placed = trial, len(trial) - 1
+                robot_last[slots[0]] = placed
+        if placed < 0:
+            return None
+        for o in objects:
+            object_last[o] = placed
+    replay.set_state(states[-1])
+    for _ in range(JOINT_SCHEDULE_WAITS):
+        if replay.goal_reached():
+            return schedule
+        replay.step([None] * len(robots))
+        schedule.append([None] * len(robots))
+    return schedule if replay.goal_reached() else None
+
+
+def _grounding(env: Env, action: tuple[str, Sequence[str]]) -> int:
+    """The grounding of a structured action of a plan (which names a compiled one)."""
+    g = env.task.grounding_id(action[0], action[1])
+    assert g is not None, action
+    return g
+
+
+def _one_per_step(env: Env, steps: Sequence[Any]) -> list[list[Any]]:
+    """A centralized plan as joint steps of one action each (a wait: no action at all)."""
+    robots = list(env.robots)
+    effectless = _effectless_actions(env)
+    joint: list[list[Any]] = []
+    for name, args in steps:
+        entry: list[Any] = [None] * len(robots)
+        if name not in effectless:
+            slot = next((i for i, r in enumerate(robots) if r in args), 0)
+            entry[slot] = (name, tuple(args))
+        joint.append(entry)
+    return joint
+
+
 def _agenda_run(
     env: Env,
     algorithm: str,
@@ -692,6 +831,33 @@ def _agenda_run(
                 raise
         return search(stage, AGENDA_STAGE_PROJECTION_LIMITS, weight=AGENDA_STAGE_WEIGHT)
 
+    if env.mode == "simultaneous" and len(env.robots) > 1:
+        # Stages reach the goal's atoms one after another, which keeps the robots from working
+        # at once: a centralized agenda plan, scheduled into joint steps, is polished instead.
+        central = Env(env.task, mode="centralized")
+        central.set_state(state)
+        left = None if time_limit is None else time_limit - (time.perf_counter() - started)
+        sequential = _agenda_run(
+            central,
+            algorithm,
+            heuristic,
+            max_states,
+            max_memory_bytes,
+            left,
+            cancel,
+            symmetry,
+            progress=progress,
+            threads=threads,
+        )
+        stages.append(sequential.stats)
+        structured = _joint_schedule(env, sequential.structured) or _one_per_step(
+            env, sequential.structured
+        )
+        actions = [
+            [None if e is None else _core.action_text(env.task.core, _grounding(env, e)) for e in s]
+            for s in structured
+        ]
+        pending.clear()
     while pending:
         group = pending.popleft()
         previous = (state, len(actions))
@@ -784,8 +950,12 @@ def plan(
             :data:`AGENDA_STAGE_STATES` states, goes before it instead; where neither order
             works the two are planned as one stage. Then the plan's tail is planned again for
             the whole goal from ever earlier states along it (every
-            :data:`AGENDA_POLISH_STRIDE` steps) while A* manages within the stage budget. The
-            limits below apply to each stage, the time limit to the whole. The plan's
+            :data:`AGENDA_POLISH_STRIDE` steps) while A* manages within the stage budget. In
+            ``simultaneous`` mode with several robots, where stages one after another would keep
+            the robots from working at once, the agenda plans in ``centralized`` mode and
+            schedules that plan's actions into joint steps (each in the earliest step where it
+            still replays), then polishes. The limits below apply to each stage, the time limit
+            to the whole. The plan's
             statistics add up the stages' (``initial_h`` and ``bound`` are 0: the agenda
             proves no bound).
         heuristic: For A*: ``"projections"`` (default: the projection bound, maxed with the
