@@ -708,7 +708,8 @@ def _joint_schedule(env: Env, steps: Sequence[Any]) -> list[list[Any]] | None:
 def _grounding(env: Env, action: tuple[str, Sequence[str]]) -> int:
     """The grounding of a structured action of a plan (which names a compiled one)."""
     g = env.task.grounding_id(action[0], action[1])
-    assert g is not None, action
+    if g is None:
+        raise ValueError(f"{action!r} names no compiled grounding")
     return g
 
 
@@ -850,9 +851,10 @@ def _agenda_run(
             threads=threads,
         )
         stages.append(sequential.stats)
-        structured = _joint_schedule(env, sequential.structured) or _one_per_step(
-            env, sequential.structured
-        )
+        scheduled = _joint_schedule(env, sequential.structured)
+        structured = _one_per_step(env, sequential.structured)
+        if scheduled is not None and len(scheduled) < len(structured):
+            structured = scheduled
         actions = [
             [None if e is None else _core.action_text(env.task.core, _grounding(env, e)) for e in s]
             for s in structured
