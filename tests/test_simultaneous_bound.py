@@ -10,12 +10,13 @@ left. test_planning's hypothesis test does the same on random domains in every m
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import robotouille
-from robotouille import SearchLimitError
+from robotouille import InvalidActionError, SearchLimitError
 from robotouille.domains import bundled_environment_path
 
 from .test_planning import replay
@@ -113,3 +114,31 @@ def test_a_multi_agent_original_solves_in_simultaneous_mode() -> None:
     replay(joint, plan)
     assert plan.length < robotouille.plan(central, time_limit=60).length
     assert math.ceil(bound(central) / 2) <= plan.stats.initial_h <= plan.length
+
+
+def _reaches_the_goal(env: robotouille.Env, steps: list[list[Any]]) -> bool:
+    """Whether the joint steps replay from the env's start (no entry invalid or skipped) and
+    end at the goal."""
+    env.reset()
+    try:
+        for step in steps:
+            if env.step(step)[4]["skipped"]:
+                return False
+    except InvalidActionError:
+        return False
+    return env.goal_reached()
+
+
+def test_a_joint_plan_has_no_entry_it_does_not_need() -> None:
+    """Among optimal joint plans A* may return one where a robot walks about while the other
+    works (here the second robot fetched and cooked the patty no goal needs); the plan keeps
+    only entries whose removal would break it."""
+    env = _simultaneous(_kitchen([["lettuce"], ["patty"], [], [], []], ["lettuce"], robots=2))
+    plan = robotouille.plan(env)
+    assert _reaches_the_goal(env, plan.structured)
+    entries = [(i, r) for i, step in enumerate(plan.structured) for r, e in enumerate(step) if e]
+    assert all(step[1] is None for step in plan.structured)  # robot2 has nothing to do
+    for i, r in entries:
+        trial = [list(step) for step in plan.structured]
+        trial[i][r] = None
+        assert not _reaches_the_goal(env, trial)

@@ -489,6 +489,7 @@ def _run(
         raise SearchLimitError(status, stats)
     name = env.task.grounding_name
     if env.mode == "simultaneous":
+        steps = _without_idle_entries(env, steps)
         actions: list[Any] = [
             [None if g < 0 else _core.action_text(core, g) for g in step] for step in steps
         ]
@@ -497,6 +498,55 @@ def _run(
         actions = [_core.action_text(core, step[0]) for step in steps]
         structured = [name(step[0]) for step in steps]
     return Plan(actions, structured, len(actions), algorithm, env.mode, stats)
+
+
+def _without_idle_entries(env: Env, steps: list[list[int]]) -> list[list[int]]:
+    """A joint plan's steps with every entry that the plan does not need taken out (-1).
+
+    Among plans of one length A* returns any: robots may walk about while another finishes.
+    From the last step back, an entry goes where the plan still replays from there (no entry
+    invalid or skipped) and still ends at the goal: the same length, fewer actions. So does an
+    entry together with its robot's next one (a walk there and back).
+    """
+    walker = Env(env.task, mode="simultaneous")
+    name = env.task.grounding_name
+
+    def entries(step: list[int]) -> list[Any]:
+        return [None if g < 0 else name(g) for g in step]
+
+    states = [env.get_state()]
+    walker.set_state(states[0])
+    for step in steps:
+        walker.step(entries(step))
+        states.append(walker.get_state())
+
+    def still_reaches(start: int, trial: list[list[int]]) -> list[EnvState] | None:
+        walker.set_state(states[start])
+        after = []
+        for step in trial[start:]:
+            try:
+                if walker.step(entries(step))[4]["skipped"]:
+                    return None
+            except (InvalidActionError, CapacityError):
+                return None
+            after.append(walker.get_state())
+        return after if walker.goal_reached() else None
+
+    kept = [list(step) for step in steps]
+    for i in range(len(kept) - 1, -1, -1):
+        for slot in range(len(kept[i])):
+            if kept[i][slot] < 0:
+                continue
+            later = [j for j in range(i + 1, len(kept)) if kept[j][slot] >= 0][:1]
+            for drop in ([i], [i, *later]):
+                trial = [list(step) for step in kept]
+                for k in drop:
+                    trial[k][slot] = -1
+                after = still_reaches(i, trial)
+                if after is not None:
+                    kept, states[i + 1 :] = trial, after
+                    break
+    return kept
 
 
 def _goal_part(goal: Goal, atoms: Sequence[int]) -> Goal:
@@ -994,7 +1044,9 @@ def plan(
             at once, :func:`plan_many` gives each search its share of the threads.
 
     Returns:
-        The plan, with ``plan.length`` minimal (except for ``"agenda"``).
+        The plan, with ``plan.length`` minimal (except for ``"agenda"``). In ``simultaneous``
+        mode each step lists one entry per robot, ``None`` where the plan needs no action of
+        that robot (entries it could do without are taken out).
 
     Raises:
         SearchLimitError: A limit stopped the search; ``err.stats`` holds the statistics.
