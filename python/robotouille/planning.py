@@ -500,6 +500,28 @@ def _run(
     return Plan(actions, structured, len(actions), algorithm, env.mode, stats)
 
 
+def _replay_joint(
+    walker: Env, start: EnvState, steps: Sequence[list[Any]], ready: Callable[[int], bool]
+) -> list[EnvState] | None:
+    """The states after each joint step replayed from ``start``, or None where one fails.
+
+    ``walker`` is in ``simultaneous`` mode; the steps have structured entries. A step fails
+    where an entry is invalid or skipped, or where ``ready(k)`` is false before step k.
+    """
+    walker.set_state(start)
+    after = []
+    for k, step in enumerate(steps):
+        if not ready(k):
+            return None
+        try:
+            if walker.step(step)[4]["skipped"]:
+                return None
+        except (InvalidActionError, CapacityError):
+            return None
+        after.append(walker.get_state())
+    return after
+
+
 def _without_idle_entries(env: Env, steps: list[list[int]]) -> list[list[int]]:
     """A joint plan's steps with every entry that the plan does not need taken out (-1).
 
@@ -515,22 +537,12 @@ def _without_idle_entries(env: Env, steps: list[list[int]]) -> list[list[int]]:
         return [None if g < 0 else name(g) for g in step]
 
     states = [env.get_state()]
-    walker.set_state(states[0])
-    for step in steps:
-        walker.step(entries(step))
-        states.append(walker.get_state())
+    states += _replay_joint(walker, states[0], [entries(s) for s in steps], lambda k: True) or []
 
     def still_reaches(start: int, trial: list[list[int]]) -> list[EnvState] | None:
-        walker.set_state(states[start])
-        after = []
-        for step in trial[start:]:
-            try:
-                if walker.step(entries(step))[4]["skipped"]:
-                    return None
-            except (InvalidActionError, CapacityError):
-                return None
-            after.append(walker.get_state())
-        return after if walker.goal_reached() else None
+        tail = [entries(step) for step in trial[start:]]
+        after = _replay_joint(walker, states[start], tail, lambda k: True)
+        return after if after is not None and walker.goal_reached() else None
 
     kept = [list(step) for step in steps]
     for i in range(len(kept) - 1, -1, -1):
@@ -694,19 +706,10 @@ def _joint_schedule(env: Env, steps: Sequence[Any]) -> list[list[Any]] | None:
     def replays(start: int, trial: list[list[Any]], at: int, need: set[str]) -> list[Any] | None:
         # The states after each step of the trial from `start` on; None where one does not
         # apply, or where step `at` starts without the facts `need`.
-        replay.set_state(states[start])
-        after = []
-        for k in range(start, len(trial)):
-            if k == at and not need <= progress(replay):
-                return None
-            try:
-                info = replay.step(trial[k])[4]
-            except (InvalidActionError, CapacityError):
-                return None
-            if info["skipped"]:
-                return None
-            after.append(replay.get_state())
-        return after
+        def ready(k: int) -> bool:
+            return k + start != at or need <= progress(replay)
+
+        return _replay_joint(replay, states[start], trial[start:], ready)
 
     robot_last = [-1] * len(robots)  # per robot slot: the step of its last action
     object_last: dict[str, int] = {}  # per non-robot object: the step of the last action on it
