@@ -2602,11 +2602,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
         set_history(bits, &a);
         add_target(cost);
       };
-      if (!timers && !a.starts_template) {
-        key_.assign(reinterpret_cast<const char*>(next.w), p.key_bytes);
-        add_edge();
-      } else if (tick_free_ && !a.starts_template && !a.touches(timer_bits)) {
-        // Joint steps: the action alone, its effects on top; the pass is the waiting edge.
+      if (!a.starts_template && (!timers || (tick_free_ && !a.touches(timer_bits)))) {
+        // No pass runs, or (joint steps) it is the waiting edge: the effects on top of the key.
         key_ = key;
         write_bits(key_, next, p.key_bytes);
         add_edge();

@@ -540,10 +540,17 @@ struct alignas(64) Expander {
 // 10 s search builds in its 5 s raise it by 2 (see benchmarks/README.md). max_memory_bytes
 // counts the search's tables, which grow only after construction has released its scratch, so
 // under that budget the caps grow only while the construction they allow fits in it as well.
+// The actions a step can apply: one per robot in simultaneous mode, else one.
+int32_t actions_per_step(const SearchOptions& options) {
+  return options.mode == PlanMode::kSimultaneous
+             ? std::max<int32_t>(1, static_cast<int32_t>(options.robots.size()))
+             : 1;
+}
+
 ProjectionLimits bound_limits(const SearchOptions& options) {
   ProjectionLimits limits = options.projection_limits;
   limits.threads = std::max<int32_t>(1, options.threads);
-  limits.tick_free = options.mode == PlanMode::kSimultaneous && options.robots.size() > 1;
+  limits.tick_free = actions_per_step(options) > 1;
   if (limits.upgrade_seconds > 0) return limits;
   limits.upgrade_seconds = kUpgradeShare * options.time_limit;
   double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
@@ -587,7 +594,7 @@ class Searcher {
                   task.spec.sfx_begin[g] == task.spec.sfx_begin[g + 1];
     }
     init_relocations();
-    parallel_ = options.mode == PlanMode::kSimultaneous ? std::max(1, players) : 1;
+    parallel_ = actions_per_step(options);
     expanders_.push_back(std::make_unique<Expander>(
         Packer(task, words, &table_, options.symmetry ? options.symmetry->pair_facts : IntVec{},
                options.pack_group_begin, options.pack_group_facts)));
@@ -601,8 +608,7 @@ class Searcher {
     x.next_counters.resize(static_cast<size_t>(task.num_counters));
     x.mask.resize(static_cast<size_t>(task.mask_words));
     if (options.algorithm == Algorithm::kAstar) {
-      x.delay = std::make_unique<DelayHeuristic>(
-          task, options.mode == PlanMode::kSimultaneous ? players : 1, options.lmcut);
+      x.delay = std::make_unique<DelayHeuristic>(task, parallel_, options.lmcut);
     }
     if (options.symmetry) {
       x.canon = std::make_unique<Canonicalizer>(task, *options.symmetry);
@@ -1416,9 +1422,7 @@ SearchResult search(const Task& task, const uint64_t* words, const int32_t* coun
 
 int32_t heuristic_value(const Task& task, const uint64_t* words, const int32_t* counters,
                         const SearchOptions& options) {
-  const auto players = static_cast<int32_t>(options.robots.size());
-  DelayHeuristic h(task, options.mode == PlanMode::kSimultaneous ? std::max(1, players) : 1,
-                   options.lmcut);
+  DelayHeuristic h(task, actions_per_step(options), options.lmcut);
   return h.evaluate(words, counters);
 }
 
