@@ -26,6 +26,8 @@ from .test_planning import (
     replay,
     solvable_problems,
 )
+from .test_projections import _kitchen, _two_robot_lettuce_sandwich
+from .test_simultaneous_bound import _simultaneous
 
 
 def test_an_agenda_plan_replays_to_the_goal_and_is_no_shorter_than_the_optimum() -> None:
@@ -182,21 +184,14 @@ def test_cli_says_an_agenda_plan_is_not_necessarily_optimal(capsys: Any) -> None
     assert "not necessarily optimal" in out and "Optimal plan" not in out
 
 
-def _two_robots(mode: str) -> robotouille.Env:
-    """The bundled lettuce sandwich with a second robot, in the given mode."""
-    from .test_projections import _two_robot_lettuce_sandwich
-
-    return robotouille.Env(_two_robot_lettuce_sandwich().task, mode=mode)  # type: ignore[arg-type]
-
-
 def test_a_simultaneous_agenda_lets_both_robots_work_at_once() -> None:
     """In simultaneous mode the agenda schedules a centralized agenda plan into joint steps:
     shorter than that plan, never shorter than the joint optimum, and it replays."""
-    joint = _two_robots("simultaneous")
+    joint = _simultaneous(_two_robot_lettuce_sandwich())
     plan = robotouille.plan(joint, "agenda")
     assert all(isinstance(step, list) and len(step) == 2 for step in plan.actions)
     replay(joint, plan)
-    sequential = robotouille.plan(_two_robots("centralized"), "agenda")
+    sequential = robotouille.plan(_two_robot_lettuce_sandwich(), "agenda")
     assert robotouille.optimal_length(joint) <= plan.length < sequential.length
 
 
@@ -204,11 +199,9 @@ def test_the_joint_schedule_waits_for_what_the_centralized_plan_waited_for() -> 
     """A two-robot kitchen where the patty cooks while the lettuce is cut: the schedule puts
     both robots' actions side by side, yet never takes the patty off the stove before the
     centralized plan had it cooked, so it reaches the goal; one action per step replays too."""
-    from .test_projections import _kitchen
-
     central = _kitchen([["lettuce"], ["patty"], [], [], []], ["lettuce", "patty"], robots=2)
     steps = robotouille.plan(central).structured
-    joint = robotouille.Env(central.task, mode="simultaneous")
+    joint = _simultaneous(central)
     schedule = planning._joint_schedule(joint, steps)
     assert schedule is not None and len(schedule) < len(steps)
     for entries in (schedule, planning._one_per_step(joint, steps)):

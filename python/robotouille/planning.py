@@ -501,7 +501,10 @@ def _run(
 
 
 def _replay_joint(
-    walker: Env, start: EnvState, steps: Sequence[list[Any]], ready: Callable[[int], bool]
+    walker: Env,
+    start: EnvState,
+    steps: Sequence[list[Any]],
+    ready: Callable[[int], bool] | None = None,
 ) -> list[EnvState] | None:
     """The states after each joint step replayed from ``start``, or None where one fails.
 
@@ -511,7 +514,7 @@ def _replay_joint(
     walker.set_state(start)
     after = []
     for k, step in enumerate(steps):
-        if not ready(k):
+        if ready is not None and not ready(k):
             return None
         try:
             if walker.step(step)[4]["skipped"]:
@@ -537,11 +540,10 @@ def _without_idle_entries(env: Env, steps: list[list[int]]) -> list[list[int]]:
         return [None if g < 0 else name(g) for g in step]
 
     states = [env.get_state()]
-    states += _replay_joint(walker, states[0], [entries(s) for s in steps], lambda k: True) or []
+    states += _replay_joint(walker, states[0], [entries(s) for s in steps]) or []
 
     def still_reaches(start: int, trial: list[list[int]]) -> list[EnvState] | None:
-        tail = [entries(step) for step in trial[start:]]
-        after = _replay_joint(walker, states[start], tail, lambda k: True)
+        after = _replay_joint(walker, states[start], [entries(step) for step in trial[start:]])
         return after if after is not None and walker.goal_reached() else None
 
     kept = [list(step) for step in steps]
@@ -658,6 +660,12 @@ def _effectless_actions(env: Env) -> set[str]:
     return {a.name for a in env.task.domain.actions if not a.immediate_fx and not a.sfx}
 
 
+def _robot_slots(env: Env, args: Sequence[str]) -> list[int]:
+    """The joint-step slots that may take an action: its robots', or all if it names none."""
+    named = [i for i, r in enumerate(env.robots) if r in args]
+    return named or list(range(len(env.robots)))
+
+
 def _joint_schedule(env: Env, steps: Sequence[Any]) -> list[list[Any]] | None:
     """A simultaneous-mode plan that takes a centralized plan's actions, in fewer joint steps.
 
@@ -718,7 +726,7 @@ def _joint_schedule(env: Env, steps: Sequence[Any]) -> list[list[Any]] | None:
             continue
         action = (name, tuple(args))
         objects = [a for a in args if a not in robots]
-        slots = [i for i, r in enumerate(robots) if r in args] or list(range(len(robots)))
+        slots = _robot_slots(env, args)
         earliest = max([object_last.get(o, -1) + 1 for o in objects], default=0)
         placed = -1
         for k in range(earliest, len(schedule)):
@@ -774,8 +782,7 @@ def _one_per_step(env: Env, steps: Sequence[Any]) -> list[list[Any]]:
     for name, args in steps:
         entry: list[Any] = [None] * len(robots)
         if name not in effectless:
-            slot = next((i for i, r in enumerate(robots) if r in args), 0)
-            entry[slot] = (name, tuple(args))
+            entry[_robot_slots(env, args)[0]] = (name, tuple(args))
         joint.append(entry)
     return joint
 
