@@ -1282,6 +1282,28 @@ def test_a_goal_stacked_with_atop_says_where_each_item_goes() -> None:
     assert_within_steps_to_go(env, plan)
 
 
+def test_two_stacks_on_many_tables_keep_their_implied_atoms() -> None:
+    """A burger and a sandwich, each on a table of its own among 16: the two tables make 256
+    key combinations. Each stack's items still learn their table (before, the implied atoms were
+    dropped beyond 64 combinations, and with them 7 steps of the bound). One robot of
+    multi_agent/8 seed 42, so that the rows stay small."""
+    (instance,) = datasets.load("multi_agent", tasks=["8"], seeds=[42])
+    layout = copy.deepcopy(instance.environment)
+    gone = layout["players"].pop()
+    layout["items"] = [i for i in layout["items"] if (i["x"], i["y"]) != (gone["x"], gone["y"])]
+    env = robotouille.load(layout)
+    implied = implied_goal_task(env.task)
+    added = implied.problem.goal.atoms[len(env.task.problem.goal.atoms) :]
+    tables = {a.args[1] for a in added}
+    assert len(added) == 7 and all(a.predicate == "item_at" for a in added) and len(tables) == 2
+    with_atoms = bound(env)
+    with mock.patch.object(planning, "implied_goal_task", lambda task: task):
+        without = bound(robotouille.load(layout))
+    plan = robotouille.plan(env)
+    assert (without, with_atoms, plan.length) == (40, 47, 49)
+    replay(env, plan)
+
+
 def test_no_goal_atoms_are_implied_without_the_stack_shapes() -> None:
     domain = json.loads(default_domain_path().read_text())
     stack = next(a for a in domain["action_defs"] if a["name"] == "stack")
