@@ -257,7 +257,7 @@
  * up in vain, so that state reads 0. But the sink is cheap to reach where a second timer of a
  * family can start soon (a pot filled at a second sink), so a row that repeats timers is built with
  * it only where it is predicted to exceed even the upgrade caps without (it could never be built
- * otherwise). A full row predicted so from its fallback is predicted again from its fallback built
+ * otherwise; caps grown with a long time limit count as they were before growing). A full row predicted so from its fallback is predicted again from its fallback built
  * with the sink (a few thousand states, then dropped), and built with the sink, now or in the
  * upgrade pass, where that prediction fits (it replaces its fallback like any full row). A row
  * whose build goes over its cap and is predicted so from how far it got is built once more at once,
@@ -469,7 +469,8 @@ struct ProjectionLimits {
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
   // A search that scales the upgrade caps keeps this one: a retry's predicted size comes from
   // a failed enumeration, and on multi_agent/10 the pots' retries, let grow, took the whole
-  // upgrade share and then failed, so that no full row was upgraded.
+  // upgrade share and then failed, so that no full row was upgraded. A full row that repeats
+  // timers gets a sink where predicted above this one too (see "Repeated timers").
   int64_t retry_states = -1;
   int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
