@@ -257,9 +257,10 @@
  * up in vain, so that state reads 0. But the sink is cheap to reach where a second timer of a
  * family can start soon (a pot filled at a second sink), so a row that repeats timers is built with
  * it only where it is predicted to exceed even the upgrade caps without (it could never be built
- * otherwise; caps grown with a long time limit count as they were before growing). A full row predicted so from its fallback is predicted again from its fallback built
- * with the sink (a few thousand states, then dropped), and built with the sink, now or in the
- * upgrade pass, where that prediction fits (it replaces its fallback like any full row). A row
+ * otherwise; caps grown with a long time limit count as they were before growing). A full row
+ * predicted so from its fallback is predicted again from its fallback built with the sink (a few
+ * thousand states, then dropped), and built with the sink, now or in the upgrade pass, where that
+ * prediction fits (it replaces its fallback like any full row). A row
  * whose build goes over its cap and is predicted so from how far it got is built once more at once,
  * with the sink; failing that too, it gets no upgrade. Every other row is built without
  * (ProjectionLimits::timer_sinks = false: every row is).
