@@ -235,7 +235,12 @@ std::shared_ptr<const robotouille::ProjectionSpec> projection_spec(const nb::dic
               {"free_hands", &s->free_hands},
               {"clear_facts", &s->clear_facts},
               {"away_begin", &s->away_begin},
-              {"away", &s->away}});
+              {"away", &s->away},
+              {"forbid_begin", &s->forbid_begin},
+              {"forbid", &s->forbid},
+              {"variants", &s->variants},
+              {"appear_begin", &s->appear_begin},
+              {"appear", &s->appear}});
   return s;
 }
 

@@ -997,6 +997,12 @@ def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
         tables.robot_swap_template_begin, tables.robot_swap_templates, 2
     )
     away_begin, away = column(tables.away_begin, tables.away)
+    forbid_begin, forbid = tables.forbid_begin, tables.forbid
+    appear_begin, appear, variants = tables.appear_begin, tables.appear, tables.variants
+    if len(variants):
+        forbid_begin, forbid = column(forbid_begin, forbid)
+        appear_begin, appear = column(appear_begin, appear)
+        variants = np.asarray(variants).reshape(-1, 3)[rows].reshape(-1)
     # A kept row shares the kept row before it that it shared, or none.
     new_index = {r: k for k, r in enumerate(rows)}
     share = [new_index.get(int(tables.share[r]), k) for k, r in enumerate(rows)]
@@ -1039,6 +1045,11 @@ def _keep_rows(tables: ProjectionTables, rows: list[int]) -> ProjectionTables:
         robot_swap_templates=swap_templates,
         away_begin=away_begin,
         away=away,
+        forbid_begin=forbid_begin,
+        forbid=forbid,
+        variants=variants,
+        appear_begin=appear_begin,
+        appear=appear,
     )
 
 
@@ -1821,3 +1832,85 @@ def test_malformed_away_tables_are_rejected() -> None:
         bad[field] = value
         with pytest.raises(ValueError, match="projection tables"):
             bound(env, **bad)
+
+
+def _soup_with_two_pots() -> dict[str, Any]:
+    """The bundled multi_agent/10 kitchen with one robot and only its potato cheese onion soup:
+    either of two pots can make the water."""
+    layout = json.loads(
+        bundled_environment_path(
+            "multi_agent/10_potato_tomato_chicken_soup_potato_cheese_onion_soup"
+        ).read_text()
+    )
+    layout["goal"] = [atom for atom in layout["goal"] if min(atom["ids"]) >= 7]  # the second soup
+    kept: set[str] = set()
+    items = []
+    for item in layout["items"]:
+        if item["name"] in {"potato", "cheese", "onion"} - kept:
+            kept.add(item["name"])
+            items.append(item)
+    layout["items"] = items
+    layout["players"] = layout["players"][:1]
+    return dict(layout)
+
+
+def test_each_pot_pays_for_the_water_it_makes() -> None:
+    """With two pots, each pot's plain row lets the other make and pour the water for free; its
+    variants (one per set of waters it makes) do not, and the bound takes the cheapest way to
+    share the waters out. The plan found with them is as long as the plan found without."""
+    layout = _soup_with_two_pots()
+    env = robotouille.load(layout)
+    task = planning._implied_task(env)
+    tables = find_projections(task)
+    variant_rows = np.flatnonzero(np.asarray(tables.variants).reshape(-1, 3)[:, 0] >= 0)
+    assert sorted({task.objects[tables.objects[r]].name for r in variant_rows}) == [
+        "pot1",
+        "pot2",
+    ]
+    forbidden = {
+        task.fact_name(int(f))
+        for r in variant_rows
+        for f in tables.forbid[tables.forbid_begin[r] : tables.forbid_begin[r + 1]]
+    }
+    assert forbidden == {"in(water1,pot1)", "in(water1,pot2)"}
+    with_variants = bound(env)
+    with mock.patch("robotouille.projections._creator_groups", return_value=[]):
+        plain_env = robotouille.load(layout)
+        plain = bound(plain_env)
+        plain_plan = robotouille.plan(plain_env)
+    assert (plain, with_variants) == (17, 27)
+    plan = robotouille.plan(env)
+    assert plan.length == plain_plan.length == 30
+    replay(robotouille.load(layout), plan)
+    assert_within_steps_to_go(env, plan)
+
+
+def test_malformed_creator_tables_are_rejected() -> None:
+    env = robotouille.load(_soup_with_two_pots())
+    task = planning._implied_task(env)
+    good = _as_lists(find_projections(task))
+    rows = len(good["objects"])
+    variant_row = next(r for r in range(rows) if good["variants"][3 * r] >= 0)
+    plain_row = next(r for r in range(rows) if good["variants"][3 * r] < 0)
+    inside = good["facts"][good["fact_begin"][variant_row]]
+    at = good["forbid_begin"][variant_row]
+    for field, value in (
+        ("variants", good["variants"][:-1]),  # not a triple per row
+        ("forbid_begin", good["forbid_begin"][:-1]),
+        ("forbid", [*good["forbid"][:at], inside, *good["forbid"][at + 1 :]]),  # in the row
+        ("forbid", [*good["forbid"][:at], 10**7, *good["forbid"][at + 1 :]]),  # out of range
+        # A plain row with a variant's label: that variant twice.
+        (
+            "variants",
+            [
+                *good["variants"][: 3 * plain_row],
+                *good["variants"][3 * variant_row : 3 * variant_row + 3],
+                *good["variants"][3 * plain_row + 3 :],
+            ],
+        ),
+        ("variants", [-1, -1, 0] * rows),  # forbidden facts without variants
+    ):
+        bad = copy.deepcopy(good)
+        bad[field] = value
+        with pytest.raises(ValueError, match="projection tables"):
+            start_stats(env, **bad)

@@ -552,6 +552,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   key_vars_ = spec.key_vars;
   assign_roles(spec);
+  read_variants(spec);
   read_lifts(spec);
   read_clearing(spec);
   link_parks();
@@ -991,6 +992,12 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // Members of each group; a variable is free when some candidate of it is not a member.
   for (size_t i = 0; i < projections_.size(); ++i) {
     const Projection& p = projections_[i];
+    if (p.variant_group >= 0) {  // summed per creator group (see "Creators")
+      CreatorGroup& g = creator_groups_[static_cast<size_t>(p.variant_group)];
+      g.row_of[static_cast<size_t>((p.variant_creator << g.made) + p.variant_mask)] =
+          static_cast<int32_t>(i);
+      continue;
+    }
     (p.group >= 0 ? groups_[p.group].members : ungrouped_).push_back(static_cast<int32_t>(i));
   }
   for (RoleGroup& g : groups_) {
@@ -1323,6 +1330,142 @@ std::unique_ptr<ProjectionHeuristic> ProjectionHeuristic::builder() {
   copy->enumerated_states_ = 0;
   copy->over_cap_expanded_ = 0;
   return copy;
+}
+
+void ProjectionHeuristic::read_variants(const ProjectionSpec& spec) {
+  const size_t n = spec.objects.size();
+  if (spec.variants.empty()) {
+    require(spec.forbid_begin.empty() && spec.forbid.empty() && spec.appear_begin.empty() &&
+                spec.appear.empty(),
+            "forbidden and appearing facts need creator variants");
+    return;
+  }
+  require(spec.variants.size() == 3 * n, "variants has the wrong size");
+  check_csr(spec.forbid_begin, n, spec.forbid.size(), "forbid_begin");
+  check_csr(spec.appear_begin, n, spec.appear.size(), "appear_begin");
+  for (int32_t f : spec.forbid) {
+    require(f >= 0 && f < task_.num_facts, "forbidden fact out of range");
+  }
+  std::set<std::tuple<int32_t, int32_t, int32_t>> seen;
+  for (size_t r = 0; r < n; ++r) {
+    const int32_t group = spec.variants[3 * r], creator = spec.variants[3 * r + 1],
+                  mask = spec.variants[3 * r + 2];
+    const int32_t first = spec.forbid_begin[r], last = spec.forbid_begin[r + 1];
+    if (group < 0) {
+      require(group == -1 && creator == -1 && mask == 0 && first == last &&
+                  spec.appear_begin[r] == spec.appear_begin[r + 1],
+              "a row that is no creator variant has (-1, -1, 0), no forbidden and no appearing "
+              "facts");
+      continue;
+    }
+    require(creator >= 0 && creator < kMaxCreators && mask > 0 && mask < (1 << kMaxMade),
+            "creator variant out of range");
+    require(object_roles_.at(spec.objects[r]).first < 0, "a creator variant's object has roles");
+    // Forbidden facts are read from the real state only; appearing facts are bits of their
+    // own (facts of the row that no merge names).
+    const auto facts_begin = spec.facts.begin() + spec.fact_begin[r];
+    const auto facts_end = spec.facts.begin() + spec.fact_begin[r + 1];
+    for (int32_t k = first; k < last; ++k) {
+      require(std::find(facts_begin, facts_end, spec.forbid[k]) == facts_end,
+              "a forbidden fact must not be a fact of its row");
+    }
+    for (int32_t k = spec.appear_begin[r]; k < spec.appear_begin[r + 1]; ++k) {
+      const int32_t f = spec.appear[k];
+      bool merged = false;
+      for (int32_t j = spec.merge_begin.empty() ? 0 : spec.merge_begin[r];
+           !spec.merge_begin.empty() && j < spec.merge_begin[r + 1]; ++j) {
+        merged = merged || spec.merges[2 * j] == f || spec.merges[2 * j + 1] == f;
+      }
+      require(std::find(facts_begin, facts_end, f) != facts_end && !merged,
+              "an appearing fact must be an unmerged fact of its row");
+    }
+    if (spec.fallback[r]) {
+      require(std::equal(spec.variants.begin() + 3 * static_cast<ptrdiff_t>(r - 1),
+                         spec.variants.begin() + 3 * static_cast<ptrdiff_t>(r),
+                         spec.variants.begin() + 3 * static_cast<ptrdiff_t>(r)),
+              "a fallback row repeats its row's creator variant");
+      continue;
+    }
+    require(seen.emplace(group, creator, mask).second, "a creator variant appears twice");
+    if (static_cast<size_t>(group) >= creator_groups_.size()) {
+      creator_groups_.resize(static_cast<size_t>(group) + 1);
+    }
+    CreatorGroup& g = creator_groups_[static_cast<size_t>(group)];
+    g.creators = std::max(g.creators, creator + 1);
+    g.made = std::max(g.made, static_cast<int32_t>(std::bit_width(static_cast<uint32_t>(mask))));
+  }
+  for (size_t k = 0; k < creator_groups_.size(); ++k) {
+    CreatorGroup& g = creator_groups_[k];
+    const int32_t masks = 1 << g.made;
+    int64_t listed = 0;
+    for (const auto& entry : seen) listed += std::get<0>(entry) == static_cast<int32_t>(k);
+    require(g.creators > 0 && listed == static_cast<int64_t>(g.creators) * (masks - 1),
+            "a creator group must list every creator with every nonempty mask once");
+    g.row_of.assign(static_cast<size_t>(g.creators * masks), -1);
+    // Every function from made objects to creators, as one mask per creator.
+    IntVec owner(static_cast<size_t>(g.made), 0);
+    for (bool more = true; more;) {
+      const size_t at = g.assignments.size();
+      g.assignments.resize(at + static_cast<size_t>(g.creators), 0);
+      for (int32_t m = 0; m < g.made; ++m) g.assignments[at + owner[m]] |= 1 << m;
+      int32_t m = 0;
+      while (m < g.made && ++owner[m] == g.creators) owner[m++] = 0;
+      more = m < g.made;
+    }
+  }
+}
+
+void ProjectionHeuristic::add_creator_costs(const uint64_t* words) {
+  const std::vector<Projection>& rows = *rows_;
+  const auto combos = static_cast<size_t>(num_combos_);
+  for (const CreatorGroup& g : creator_groups_) {
+    const size_t masks = size_t{1} << g.made;
+    // Per creator and mask, its row's cost under each combination: 0 for the empty mask or a
+    // row not built or a state not reached (0 is safe), kUnreached where a forbidden fact
+    // holds (no assignment a real plan can have).
+    variant_costs_.assign(g.row_of.size() * combos, 0);
+    for (size_t k = 0; k < g.row_of.size(); ++k) {
+      const int32_t i = g.row_of[k];
+      if (i < 0) continue;
+      const Projection& p = rows[static_cast<size_t>(i)];
+      const bool forbidden =
+          std::any_of(p.forbidden_words.begin(), p.forbidden_words.end(),
+                      [&](const FactMask& m) { return (words[m.word] & m.mask) != 0; });
+      int32_t* costs = variant_costs_.data() + k * combos;
+      if (forbidden) {
+        std::fill(costs, costs + combos, kUnreached);
+      } else if (ids_[i] >= 0) {
+        const uint16_t* row = p.distance.data() + static_cast<size_t>(ids_[i]) * p.columns;
+        for (size_t c = 0; c < combos; ++c) costs[c] = row[p.column_of[c]];
+      }
+    }
+    // A row not built, or a state it never reached, reads the most of its subsets' rows: a
+    // real plan under an assignment that gives this creator a set maps into the row of each
+    // subset too (the objects left out are then its own creations, the row's goal is part).
+    for (size_t k = 0; k < g.row_of.size(); ++k) {
+      const int32_t i = g.row_of[k];
+      const size_t mask = k & (masks - 1);
+      if (mask == 0 || (i >= 0 && ids_[i] >= 0)) continue;
+      int32_t* costs = variant_costs_.data() + k * combos;
+      for (size_t sub = (mask - 1) & mask; sub != 0; sub = (sub - 1) & mask) {
+        const int32_t* of_sub = variant_costs_.data() + (k - mask + sub) * combos;
+        for (size_t c = 0; c < combos; ++c) costs[c] = std::max(costs[c], of_sub[c]);
+      }
+    }
+    const auto creators = static_cast<size_t>(g.creators);
+    for (size_t c = 0; c < combos; ++c) {
+      int32_t best = kUnreached;
+      for (size_t a = 0; a < g.assignments.size(); a += creators) {
+        int32_t sum = 0;
+        for (size_t k = 0; k < creators; ++k) {
+          sum += variant_costs_[(k * masks + static_cast<size_t>(g.assignments[a + k])) * combos +
+                                c];
+        }
+        best = std::min(best, sum);
+      }
+      sums_[c] = std::min<int32_t>(sums_[c] + best, kUnreached);
+    }
+  }
 }
 
 void ProjectionHeuristic::assign_roles(const ProjectionSpec& spec) {
@@ -1914,6 +2057,10 @@ bool ProjectionHeuristic::share_row(const ProjectionSpec& spec, size_t row) {
   p.merged = std::move(view.merged);
   p.templates = std::move(view.templates);
   p.key_templates = std::move(view.key_templates);
+  p.forbidden_words = std::move(view.forbidden_words);
+  p.variant_group = view.variant_group;
+  p.variant_creator = view.variant_creator;
+  p.variant_mask = view.variant_mask;
   if (p.covered >= 0) p.covered = spec.clear_facts[row];  // its own object's
   p.shared = true;
   distance_entries_ += p.entries();
@@ -1967,6 +2114,19 @@ void ProjectionHeuristic::read_view(const ProjectionSpec& spec, int32_t index, b
     p.merged_bits.set(bit_of[rep]);
   }
   std::sort(p.merged.begin(), p.merged.end());
+  if (!spec.variants.empty()) {
+    const auto at = 3 * static_cast<size_t>(index);
+    p.variant_group = spec.variants[at];
+    p.variant_creator = spec.variants[at + 1];
+    p.variant_mask = spec.variants[at + 2];
+  }
+  std::map<int32_t, uint64_t> forbidden;  // by word, in order
+  for (int32_t k = spec.forbid_begin.empty() ? 0 : spec.forbid_begin[index];
+       !spec.forbid_begin.empty() && k < spec.forbid_begin[index + 1]; ++k) {
+    const int32_t f = spec.forbid[k];
+    forbidden[f / 64] |= uint64_t{1} << (f % 64);
+  }
+  for (const auto& [word, mask] : forbidden) p.forbidden_words.push_back({word, mask});
 }
 
 bool ProjectionHeuristic::repeats_timers(const ProjectionSpec& spec, size_t row) const {
@@ -2115,6 +2275,18 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
         if (robot == s.owner[g] && bit_of[fact] >= 0) a.hold.set(bit_of[fact]);
       }
     }
+    actions.push_back(std::move(a));
+  }
+  // Creators (projection.h): the other creators' creations, as steps of their own that make a
+  // pool object exist (no grounding, no pass, cost 0).
+  for (int32_t k = spec.appear_begin.empty() ? 0 : spec.appear_begin[index];
+       !spec.appear_begin.empty() && k < spec.appear_begin[index + 1]; ++k) {
+    LocalAction a;
+    a.grounding = -1;
+    a.cost = 0;
+    a.starts_template = false;
+    a.need_false.set(bit_of[spec.appear[k]]);
+    a.effects.emplace_back(bit_of[spec.appear[k]], true);
     actions.push_back(std::move(a));
   }
 
@@ -2610,6 +2782,15 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
         set_history(bits, &a);
         add_target(cost);
       };
+      if (a.grounding < 0) {  // another creator's creation: no real step of this row's
+        key_ = key;
+        write_bits(key_, next, p.key_bytes);
+        place();
+        if (violates()) return;
+        set_history(bits, nullptr);
+        add_target(0);
+        return;
+      }
       if (!a.starts_template && (!timers || (tick_free_ && !a.touches(timer_bits)))) {
         // No pass runs, or (joint steps) it is the waiting edge: the effects on top of the key.
         key_ = key;
@@ -3259,6 +3440,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       sums[c] = std::min<int32_t>(sums[c] + row[c], kUnreached);
     }
   }
+  if (!creator_groups_.empty()) add_creator_costs(words);
   int32_t best = kDeadEnd;
   for (size_t c = 0; c < combos; ++c) {
     if (sums[c] < kUnreached) best = std::min(best, sums[c]);

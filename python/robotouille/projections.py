@@ -78,6 +78,14 @@ empty-handed arrival (one of them may be saved by a robot standing there). The b
 cheapest such clearing (``projection.h`` gives the argument; :func:`_clearing` finds the
 goal atoms that need a station to themselves, and which of its items count).
 
+Creators: where two pots can each make the waters of two soups, each pot's row sees the other
+pot fill and pour for free (the other pot is charged, and its place is not in the row), so both
+rows count almost nothing. A creator of such a group (:func:`_creator_groups`) then has a row
+per nonempty subset of the made objects, without the other creators' facts, templates and
+groundings, in which the other creators' creations only make pool objects appear; the bound
+takes the least sum over the ways to give each made object to one creator
+(``projection.h`` gives the argument).
+
 Invariants: a projection checks only the preconditions inside its facts, so it also reaches
 abstract states that no real state maps to (a bun with several items on it). Fact sets of which
 no reachable state has two true (:func:`object_invariants`) let construction drop those states;
@@ -222,6 +230,16 @@ class ProjectionTables:
             robots"), the mask of the slots of the robots it places anywhere while they are
             away, then (robot slot, position fact, station) triples of every robot's
             positions; empty for the other rows.
+        forbid_begin: CSR offsets of ``forbid``, one row per projection (empty: no creator
+            variants).
+        forbid: Per row, the facts its states keep false: for a creator's variant (see
+            "Creators" in projection.h), those that put one of its made objects in another
+            creator.
+        variants: Per row (empty: none), its (creator group, creator slot, mask of made
+            objects) triple, or (-1, -1, 0) for a row that is no creator variant.
+        appear_begin: CSR offsets of ``appear`` (empty: no creator variants).
+        appear: Per row, the existence facts that another creator's creation may make true (a
+            step of the row's own, at no cost).
     """
 
     objects: list[int]
@@ -266,6 +284,11 @@ class ProjectionTables:
     clear_facts: IntArray
     away_begin: IntArray
     away: IntArray
+    forbid_begin: IntArray
+    forbid: IntArray
+    variants: IntArray
+    appear_begin: IntArray
+    appear: IntArray
 
 
 MAX_KEY_COMBINATIONS = 512
@@ -444,6 +467,184 @@ def _creators(task: CompiledTask, view: _TaskView, subjects: set[int]) -> dict[i
         if created & subjects and not task.may_vanish[owner] and owner not in view.robots:
             out.setdefault(owner, set()).update(created & subjects)
     return out
+
+
+MAX_CREATORS = 4
+"""Creator variants (:func:`_creator_groups`) apply to at most this many creators per group..."""
+MAX_MADE = 2
+"""... and this many made goal subjects: a creator has a row per nonempty subset of them."""
+
+
+@dataclass(frozen=True)
+class _CreatorGroup:
+    """Creators that can each make the same goal subjects (two pots, two soups' waters)."""
+
+    creators: list[int]
+    made: list[int]
+    links: dict[tuple[int, int], set[int]]  # (made object, creator): the facts naming both
+
+
+def _creator_groups(task: CompiledTask, view: _TaskView) -> list[_CreatorGroup]:
+    """Groups of creators that share made goal subjects and whose variants are sound.
+
+    A creator of such a group gets one row per nonempty subset W of the made objects, in which
+    the facts relating an object of W to another creator (water in the other pot) are
+    forbidden ("Creators" in projection.h). That rests on each made object being created at
+    most once (no special effect deletes one) and on such a fact becoming true only when
+    that creator creates that object: then whoever holds a made object created it. Groups
+    over :data:`MAX_CREATORS` creators or :data:`MAX_MADE` made objects are left out.
+    """
+    makers: dict[int, set[int]] = {}
+    for creator, made in view.creators.items():
+        for m in made:
+            makers.setdefault(m, set()).add(creator)
+    shared = {m for m, who in makers.items() if len(who) > 1}
+    if not shared:
+        return []
+    nodes, lits = task.nodes, task.literals
+    for t, first in enumerate(task.template_first):
+        for n in range(first, first + task.template_count[t]):
+            if nodes.type[n] == 4 and nodes.delete_object[n] in shared:
+                return []
+    groups: list[_CreatorGroup] = []
+    done: set[int] = set()
+    for m in sorted(shared):
+        if m in done:
+            continue
+        creators, made = set(makers[m]), {m}
+        while True:  # close over creators and what they make
+            more_made = {x for c in creators for x in view.creators[c]} & shared
+            more_creators = {c for x in more_made for c in makers[x]}
+            if more_made <= made and more_creators <= creators:
+                break
+            made |= more_made
+            creators |= more_creators
+        done |= made
+        if len(creators) > MAX_CREATORS or len(made) > MAX_MADE:
+            continue
+        links = {
+            (x, c): {f for f in view.mutable_facts if x in view.args(f) and c in view.args(f)}
+            for x in made
+            for c in creators
+        }
+        groups.append(_CreatorGroup(sorted(creators), sorted(made), links))
+    if not groups:
+        return []
+    link_of = {f: key for g in groups for key, facts in g.links.items() for f in facts}
+    # Only creation makes a link fact true, and only the creation of its object by its creator.
+    for g_eff, values in zip(view.eff, view.eff_value, strict=True):
+        if any(value and f in link_of for f, value in zip(g_eff, values, strict=True)):
+            return []
+    for t, first in enumerate(task.template_first):
+        owner = int(task.template_param[t])
+        for n in range(first, first + task.template_count[t]):
+            for i in range(nodes.fx_begin[n], nodes.cond_begin[n]):
+                if not lits.value[i]:
+                    continue
+                stride = lits.created_stride[i]
+                if not stride:
+                    if lits.fact[i] in link_of:
+                        return []
+                    continue
+                group = nodes.create_group[n]
+                pool = (
+                    task.group_slots[group]
+                    if group >= 0
+                    else [o for slots in task.group_slots for o in slots]
+                )
+                for o in pool:
+                    key = link_of.get(lits.fact[i] + stride * int(task.typepos[o]))
+                    if key is not None and (nodes.type[n] != 3 or key != (o, owner)):
+                        return []
+    return groups
+
+
+@dataclass(frozen=True)
+class _Variant:
+    """A creator's row for some of its group's made objects (see "Creators" in projection.h)."""
+
+    made: set[int]  # the made objects this creator makes
+    others: set[int]  # the group's other creators
+    links: dict[tuple[int, int], set[int]]  # the group's (made object, creator) facts
+    forbid: set[int]  # the facts putting one of `made` in another creator
+    away: set[int]  # the templates that name another creator
+    never: set[int]  # the groundings that need a forbidden fact
+    late: set[int]  # the existence facts of pool objects after every one of `made` in its pool
+
+
+def _variant(view: _TaskView, group: _CreatorGroup, creator: int, mask: int) -> _Variant:
+    """The variant of ``creator`` for the made objects in ``mask`` (bit k: ``group.made[k]``)."""
+    made = {x for k, x in enumerate(group.made) if mask >> k & 1}
+    others = set(group.creators) - {creator}
+    forbid = {f for x in made for c in others for f in group.links[x, c]}
+    task = view.task
+    away = {
+        t
+        for t in range(len(view.template_writes))
+        if int(task.template_param[t]) in others
+        or any(
+            not others.isdisjoint(view.args(f))
+            for f in view.template_facts[t] | view.template_needs[t] | view.template_writes[t]
+        )
+    }
+    never = {g for g, needed in enumerate(view.pre_pos) if not forbid.isdisjoint(needed)}
+    # A creation takes its pool's first free object, so whether it makes one of `made`, and
+    # which, does not depend on the objects after them.
+    late: set[int] = set()
+    for slots in task.group_slots:
+        last = max((k for k, x in enumerate(slots) if x in made), default=-1)
+        late |= {int(task.exists_fact[x]) for x in slots[last + 1 :]} - {-1}
+    return _Variant(made, others, group.links, forbid, away, never, late)
+
+
+def _appearing(view: _TaskView, variant: _Variant, facts: set[int]) -> list[int] | None:
+    """The existence facts in ``facts`` that the other creators' creations may make true.
+
+    The variant leaves out the templates that name another creator. Under an assignment that
+    gives it ``variant.made``, such a template changes ``facts`` only where it creates a pool
+    object: one outside ``made`` (its existence fact appears, at no cost: see "Creators" in
+    projection.h; its other facts are not kept), or one of ``made``, which would put it in
+    another creator (a forbidden fact). A template that no grounding can start without a
+    forbidden fact changes nothing. None where some template could change ``facts`` otherwise.
+    """
+    task = view.task
+    nodes, lits = task.nodes, task.literals
+    about_made = {f for f in facts if view.args(f) and view.args(f)[0] in variant.made}
+    appear: set[int] = set()
+    for t in sorted(variant.away):
+        written = view.template_writes[t] & facts
+        starters = view.starters.get(t, [])
+        if not written or (starters and all(g in variant.never for g in starters)):
+            continue
+        owner = int(task.template_param[t])
+        if owner not in variant.others:
+            return None
+        first = int(task.template_first[t])
+        for n in range(first, first + int(task.template_count[t])):
+            if nodes.type[n] != 3:
+                continue
+            group = nodes.create_group[n]
+            pool = (
+                task.group_slots[group]
+                if group >= 0
+                else [x for slots in task.group_slots for x in slots]
+            )
+            for x in pool:
+                if x not in variant.made:
+                    appear.add(int(task.exists_fact[x]))
+                    continue
+                # Creating one of `made` must put it in this creator.
+                linked = {
+                    lits.fact[i] + lits.created_stride[i] * int(task.typepos[x])
+                    for i in range(nodes.fx_begin[n], nodes.cond_begin[n])
+                    if lits.value[i] and lits.created_stride[i]
+                }
+                if linked.isdisjoint(variant.links[x, owner]):
+                    return None
+        made_exists = {int(task.exists_fact[x]) for x in variant.made}
+        if not written <= appear | about_made | made_exists:
+            return None
+    return sorted(appear & facts)
 
 
 def _projection_objects(task: CompiledTask, view: _TaskView) -> list[int]:
@@ -1471,7 +1672,8 @@ def object_invariants(
 
 Row = tuple[list[int], ...]
 """A row before flattening: facts, templates, groundings, costs, hold pairs, fallback flag,
-arrival codes, colocated triples, merge pairs, idle quadruples, idle codes."""
+arrival codes, colocated triples, merge pairs, idle quadruples, idle codes, clear fact, away
+robots, forbidden facts, creator variant, appearing facts."""
 
 
 def _shared_rows(
@@ -1577,6 +1779,11 @@ def _image_row(
     if sorted(image) != target[0]:
         return None
     if sorted(int(templates[t]) for t in source[1]) != target[1]:
+        return None
+    # Creator variants: the same mask, forbidden and appearing facts onto their like.
+    if source[14][2] != target[14][2] or any(
+        sorted(int(facts[f]) for f in source[k]) != target[k] for k in (13, 15)
+    ):
         return None
 
     def code(c: int) -> int:  # an arrival code with its robot slot mapped
@@ -2020,9 +2227,12 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 codes[k] += IDLE_SETS
         return quadruples, codes.tolist()
 
-    def row(o: int, places: bool) -> tuple[list[int], ...] | None:
+    def row(o: int, places: bool, variant: _Variant | None = None) -> tuple[list[int], ...] | None:
         # o's facts with robots and non-projection objects, and with other projection objects
         # where o comes first (o stacked on x: leaving it out would let o leave x unnoticed).
+        # A creator's variant (see "Creators" in projection.h) leaves out every fact, template
+        # and grounding that names another creator of its group.
+        others = variant.others if variant else set()
         facts = {
             f
             for f in view.mutable_facts
@@ -2036,7 +2246,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         # A creator also keeps the facts about what it may create (as their subject: the
         # water's, not an item's added to it), their existence, and the facts that actions
         # change together with them (the bowl's emptiness, so the water is poured out once).
-        made = creators.get(o, set())
+        # A variant keeps only the made objects it is for.
+        made = variant.made if variant else creators.get(o, set())
         if made:
             about_made = {
                 f
@@ -2051,6 +2262,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                     )
         if places:
             facts |= robot_place
+        facts = {f for f in facts if others.isdisjoint(view.args(f))}
         # The templates that write a fact of P_o, closed under theirs: what they read is in P_o
         # too. (Templates that only read P_o, such as the boiling of water that P_o leaves
         # out, change nothing in it.)
@@ -2061,17 +2273,29 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             more = {
                 t
                 for t, writes in enumerate(view.template_writes)
-                if t not in templates and writes & facts
+                if t not in templates and writes & facts and (not variant or t not in variant.away)
             }
             if not more:
                 break
             templates |= more
         if len(facts) > MAX_FACTS or any(view.template_deletes[t] for t in templates):
             return None
+        appear: list[int] = []
+        if variant:
+            # The existence of pool objects after all it is for decides nothing it keeps: the
+            # objects a creation may then make are left out ("Creators" in projection.h).
+            facts -= variant.late
+            appearing = _appearing(view, variant, facts)
+            if appearing is None or not others.isdisjoint(a for f in facts for a in view.args(f)):
+                return None
+            appear = appearing
         relevant = sorted(
-            {g for f in facts for g in view.writers.get(f, [])}
-            | {g for t in templates for g in view.starters.get(t, [])}
-            | (set(freeing_at.get(o, [])) if places and arrivals_apply else set())
+            (
+                {g for f in facts for g in view.writers.get(f, [])}
+                | {g for t in templates for g in view.starters.get(t, [])}
+                | (set(freeing_at.get(o, [])) if places and arrivals_apply else set())
+            )
+            - (variant.never if variant else set())
         )
         costs = [
             1 if charged[g] == o else (2 if g in movers and places else 0) for g in relevant
@@ -2113,16 +2337,37 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             idle_codes,
             [covered],
             away,
+            appear,
         )
 
+    # With the robots' positions (moves cost while o is held), and, as a fallback when that
+    # abstraction is too large (several robots), without them (moves are free). A creator of a
+    # group (see "Creators" in projection.h) has them once per nonempty subset of the group's
+    # made objects, a variant each; a group where some variant has no row keeps plain rows.
+    def rows_of(o: int, variant: _Variant | None = None) -> list[tuple[list[int], ...]]:
+        places = [True, False] if o in hold else [False]
+        return [r for r in (row(o, p, variant) for p in places) if r is not None]
+
+    labelled: dict[int, list[tuple[list[int], set[int], list[tuple[list[int], ...]]]]] = {}
+    groups: list[_CreatorGroup] = []
+    for group in _creator_groups(task, view):
+        found = {
+            (slot, mask): (v, rows_of(c, v))
+            for slot, c in enumerate(group.creators)
+            for mask in range(1, 1 << len(group.made))
+            for v in [_variant(view, group, c, mask)]
+        }
+        if all(built for _, built in found.values()):
+            for (slot, mask), (v, built) in found.items():
+                label = [len(groups), slot, mask]
+                labelled.setdefault(group.creators[slot], []).append((label, v.forbid, built))
+            groups.append(group)
     for o in projected:
-        # With the robots' positions (moves cost while o is held), and, as a fallback when that
-        # abstraction is too large (several robots), without them (moves are free).
-        variants = [row(o, True), row(o, False)] if o in hold else [row(o, False)]
-        found = [v for v in variants if v is not None]
-        for k, variant in enumerate(found):
-            objects.append(o)
-            rows.append((*variant[:5], [1 if k else 0], *variant[5:]))
+        for label, forbidden, built in labelled.get(o) or [([-1, -1, 0], set(), rows_of(o))]:
+            for k, variant in enumerate(built):
+                objects.append(o)
+                head = (*variant[:5], [1 if k else 0], *variant[5:12])
+                rows.append((*head, sorted(forbidden), label, variant[12]))
     key_vars = _key_variables(task)
     # Robots are never swapped (arrival codes name their slots); nor are key values.
     fixed = {c for v in key_vars for c in task.goal_candidates[v]} | set(view.robots)
@@ -2148,6 +2393,11 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     _, idle_codes = csr(10)
     _, clear_facts = csr(11)
     away_begin, away = csr(12)
+    forbid_begin, forbid = csr(13)
+    appear_begin, appear = csr(15)
+    variants = np.array([x for r in rows for x in r[14]] if groups else [], np.int64)
+    if not groups:
+        forbid_begin = appear_begin = np.zeros(0, np.int64)
     idle_begin //= 4
     merge_begin //= 2
     hold_begin //= 2
@@ -2198,6 +2448,11 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         clear_facts=clear_facts,
         away_begin=away_begin,
         away=away,
+        forbid_begin=forbid_begin,
+        forbid=forbid,
+        variants=variants,
+        appear_begin=appear_begin,
+        appear=appear,
     )
 
 

@@ -265,6 +265,38 @@
  * with the sink; failing that too, it gets no upgrade. Every other row is built without
  * (ProjectionLimits::timer_sinks = false: every row is).
  *
+ * Creators: where several projection objects (two pots) can each create the goal's created
+ * objects (the waters of two soups), each creator's plain row sees the others' steps as free:
+ * pot 2 fills, and its water is poured into the bowl, at no cost to pot 1's row (pot 2 is
+ * charged, and its place is not in pot 1's row), so both rows count almost nothing. Such a
+ * creator p instead has a row per nonempty subset W of the made objects (a "variant"): p's
+ * facts, the facts about the objects of W and the existence facts of the pool up to the last
+ * object of W, without any fact, template or grounding that names another creator
+ * (python/robotouille/projections.py). Call the creator that creates a made object its owner:
+ * a made object is created once and never deleted, and only its owner's creation of it makes
+ * a fact true that relates it to a creator (projections.py checks both), so whoever holds a made
+ * object owns it; give the other made objects an owner at will. Let W_p be the objects p owns
+ * under a real plan from a state s. The plan maps into the row for (p, W_p):
+ *   - a grounding that names another creator q and needs an object of W_p in q never applies;
+ *     the row leaves those out. It keeps the others where they change its facts, checking only
+ *     the preconditions among them (pouring q's water makes a bowl full);
+ *   - q's templates, left out, change the row's facts only by creating pool objects outside
+ *     W_p (creating one of W_p would put it in q), so only existence facts, which the row's
+ *     "appearing" steps make true at any time (no grounding, no end-of-step pass, cost 0);
+ *     projections.py checks every left-out template for this;
+ *   - a creation takes its pool's first free object, so whether p's creation makes an object
+ *     of W_p, and which, does not depend on the pool's later objects; what it makes otherwise
+ *     changes the row's facts in the same way whichever object it is (their own facts are not
+ *     kept). So the row's templates may read those existence facts outside F.
+ * The partition is the plain rows', so the sum over creators of their rows for W_p stays within
+ * the real cost, and the bound takes, per combination, the least over assignments of made
+ * objects to creators of that sum, an empty set costing 0 (a lower bound of any row). A real
+ * state in which an object of W is in another creator (a "forbidden" fact of the row) is under
+ * no such assignment, since that creator owns it, so the row reads kUnreached there. A real
+ * plan under an assignment that gives p the set W also maps into p's row for every subset of W
+ * (the objects left out are p's own creations, and the row's goal is part of W's), so a row not
+ * built, or a state it never reached, reads the most of its subsets' rows (0 for a singleton).
+ *
  * Shared rows: where swapping the objects a and b of two rows maps the task onto itself (its
  * dynamics and goal; python/robotouille/symmetry.py verifies it) and a's row onto b's (facts,
  * templates, groundings with their costs and arrival codes, holds, merges, invariants;
@@ -436,6 +468,15 @@ struct ProjectionSpec {
   // of the robot slots placed anywhere while away, then (slot, position fact, station)
   // triples of every robot's positions in the row.
   IntVec away_begin, away;
+  // Creators (see above); all empty: none. Per row, a triple (group, creator, mask): the row
+  // is creator `creator` of creator group `group` (0, 1, ...) for the made objects in `mask`
+  // (bit k: the group's k-th made object), or (-1, -1, 0) for a row that is no such variant.
+  // A group's rows hold every creator with every nonempty mask, each once (a fallback row
+  // repeats its row's triple). Per row (CSR), its forbidden facts (outside its facts: read
+  // from the real state), and the facts of the row that its appearing steps make true.
+  IntVec variants;
+  IntVec forbid_begin, forbid;
+  IntVec appear_begin, appear;
 };
 
 constexpr int32_t kIdleSets = 1, kIdleBlocked = 2;
@@ -578,6 +619,10 @@ class ProjectionHeuristic {
     int32_t row = -1;     // its row in the spec
     bool shared = false;  // its tables are a copy of another row's (not counted as built)
     int32_t object = -1;
+    // Creators (see above): the forbidden facts, by word of the real state, and the row's
+    // (group, creator, mask), group -1: none.
+    std::vector<FactMask> forbidden_words;
+    int32_t variant_group = -1, variant_creator = -1, variant_mask = 0;
     bool coarse_timers = true;   // see "Timers"
     bool sorted_timers = false;  // keys list T's templates sorted (see "Timers")
     int32_t group = -1;  // index into groups_, or -1 when the object has no roles
@@ -844,6 +889,22 @@ class ProjectionHeuristic {
   std::vector<const uint16_t*> matched_;  // scratch: per group, its cached costs
   IntVec probed_;  // scratch: the groups whose members changed, to look up in their caches
   std::vector<Lift> lifts_;
+  // Creators (see above): per group, its creators and made objects, the projection of each
+  // creator and nonempty mask (creator * masks + mask; -1: not built, which reads 0), and the
+  // assignments of made objects to creators as one mask per creator (assignment a's at
+  // a * creators).
+  struct CreatorGroup {
+    int32_t creators = 0, made = 0;
+    IntVec row_of;
+    IntVec assignments;
+  };
+  static constexpr int32_t kMaxCreators = 4, kMaxMade = 4;
+  std::vector<CreatorGroup> creator_groups_;
+  IntVec variant_costs_;  // scratch: per creator and mask, its cost under one combination
+  // Reads spec.variants into creator_groups_ (the rows come later, once built).
+  void read_variants(const ProjectionSpec& spec);
+  // Adds each creator group's least assignment to sums_ (see "Creators").
+  void add_creator_costs(const uint64_t* words);
   // Clearing (see above): per station, the (robot position, free hand) fact pairs of the
   // robots that could stand there, and its items: the fact "at the station" and the facts
   // (supports charged to a row) that rule the item out.
