@@ -318,6 +318,11 @@ def _key_variables(task: CompiledTask) -> list[int]:
     return keys
 
 
+def _pool(task: CompiledTask, group: int) -> list[int]:
+    """The objects a creation of that creation group may make (-1: of any group)."""
+    return task.group_slots[group] if group >= 0 else [o for g in task.group_slots for o in g]
+
+
 class _TaskView:
     """What the projections need from a compiled task, indexed for quick queries."""
 
@@ -356,12 +361,7 @@ class _TaskView:
                     deletes = True
                     gone = nodes.delete_object[n]
                     writes |= set(np.flatnonzero((task.fact_args == gone).any(axis=1)).tolist())
-                group = nodes.create_group[n]
-                pool = (
-                    task.group_slots[group]
-                    if group >= 0
-                    else [o for g in task.group_slots for o in g]
-                )
+                pool = _pool(task, nodes.create_group[n])
                 if nodes.type[n] == 3:  # a creation takes the pool's first free object
                     creates |= set(pool)
                     exists = {int(task.exists_fact[o]) for o in pool} - {-1}
@@ -546,13 +546,7 @@ def _creator_groups(task: CompiledTask, view: _TaskView) -> list[_CreatorGroup]:
                     if lits.fact[i] in link_of:
                         return []
                     continue
-                group = nodes.create_group[n]
-                pool = (
-                    task.group_slots[group]
-                    if group >= 0
-                    else [o for slots in task.group_slots for o in slots]
-                )
-                for o in pool:
+                for o in _pool(task, nodes.create_group[n]):
                     key = link_of.get(lits.fact[i] + stride * int(task.typepos[o]))
                     if key is not None and (nodes.type[n] != 3 or key != (o, owner)):
                         return []
@@ -623,13 +617,7 @@ def _appearing(view: _TaskView, variant: _Variant, facts: set[int]) -> list[int]
         for n in range(first, first + int(task.template_count[t])):
             if nodes.type[n] != 3:
                 continue
-            group = nodes.create_group[n]
-            pool = (
-                task.group_slots[group]
-                if group >= 0
-                else [x for slots in task.group_slots for x in slots]
-            )
-            for x in pool:
+            for x in _pool(task, nodes.create_group[n]):
                 if x not in variant.made:
                     appear.add(int(task.exists_fact[x]))
                     continue
