@@ -1601,7 +1601,8 @@ def _charges(
 
     Movers are groundings charged to nobody that change a robot's facts outside its hand.
     A grounding that changes facts of created objects and of no projection object is charged
-    to their creator (see :func:`_creators`). Status facts (:func:`_status_facts`), which no
+    to their creator (see :func:`_creators`): the one it names, if any, else the first. Status
+    facts (:func:`_status_facts`), which no
     projection keeps, change nobody's facts.
     """
     task = view.task
@@ -1623,8 +1624,10 @@ def _charges(
         touched = {a for f in changed for a in view.args(f)}
         args = [int(a) for a in task.grounding_args[g] if a >= 0]
         first = next((a for a in args if a in projected_set and a in touched), -1)
-        if first < 0:  # about created objects only (boiling water): their creator's
-            first = min((o for o, made in creators.items() if made & touched), default=-1)
+        if first < 0:  # about created objects only (boiling water): their creator's, the
+            # one it names where it names one (the pot the water boils in)
+            makers = [o for o, made in creators.items() if made & touched]
+            first = next((a for a in args if a in makers), min(makers, default=-1))
         charged.append(first)
         moved = {a for f in changed - hand_facts for a in view.args(f)}
         if first < 0 and moved & view.robots and not touched & projected_set:
