@@ -6,6 +6,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <list>
 #include <map>
@@ -585,7 +588,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     double per_state = 0;  // a retry's seconds per state in its failed build
     bool sink_first = false;  // built with its repeated timers led to the sink from the start
   };
-  std::vector<Upgrade> upgrades;
+  std::deque<Upgrade> upgrades;  // (jobs point into it while it grows)
   const int64_t max_states = limits.max_states, max_total = limits.max_total_states;
   // A full row that repeats timers is built with a sink when predicted larger than this
   // without: the upgrade cap, and under caps grown with a long time limit still the cap before
@@ -921,6 +924,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // a launch also counts against the caps what the upgrades in flight are predicted to add.
   std::stable_sort(upgrades.begin(), upgrades.end(),
                    [](const Upgrade& a, const Upgrade& b) { return a.predicted < b.predicted; });
+  // A fallback that failed under the first caps and was built as a retry (the last row kept)
+  // gets its full row as an upgrade too, predicted from it, after those queued.
+  auto follow_up = [&](size_t row) {
+    if (spec.fallback[row] == 0) return;
+    const size_t built = projections_.size() - 1;
+    upgrades.push_back({predict_full(row - 1, projections_[built].states), row - 1, built});
+  };
   auto commit_ended = [&]() {  // the upgrades whose builds ended
     for (auto it = jobs.begin(); it != jobs.end();) {
       if (!it->reaped) {
@@ -929,9 +939,9 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
       const Upgrade& u = *it->upgrade;
       if (keep(*it, limits.upgrade_total_states,
-               u.retry ? 0 : projections_[u.fallback].states) &&
-          !u.retry) {
-        replace(u.fallback);
+               u.retry ? 0 : projections_[u.fallback].states)) {
+        if (!u.retry) replace(u.fallback);
+        if (u.retry) follow_up(u.row);
       }
       it = jobs.erase(it);
     }
@@ -940,7 +950,12 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     wait_any();
     commit_ended();
   };
-  for (const Upgrade& u : upgrades) {
+  for (size_t next = 0; next < upgrades.size() || !jobs.empty();) {
+    if (next == upgrades.size()) {  // the rest may queue follow-ups
+      wait_and_commit();
+      continue;
+    }
+    const Upgrade& u = upgrades[next++];
     if (halting_upgrade()) break;
     // A row that shares one in flight waits for it: sharing its tables costs nothing.
     while (shares(u.row) && std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
@@ -950,6 +965,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     if (share_row(spec, u.row)) {  // its shared row got built: no cost
       if (!u.retry) replace(u.fallback);
+      if (u.retry) follow_up(u.row);
       continue;
     }
     while (workers > 1 && running >= workers) wait_and_commit();

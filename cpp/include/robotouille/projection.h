@@ -373,7 +373,8 @@
  * (ProjectionLimits). Under a time limit, so do the rows that failed under the
  * first caps with nothing to fall back on (a fallback itself, or an object with one row), each
  * when its size, predicted from how far its failed enumeration got, fits the larger caps and
- * the rate of its failed build predicts it ends in time. Up to ProjectionLimits::threads rows
+ * the rate of its failed build predicts it ends in time; a fallback built so then queues its
+ * full row as an upgrade too (the pot's row for both waters of multi_agent/10, see "Creators"). Up to ProjectionLimits::threads rows
  * are built at once, each on a builder (a copy of the construction state without the rows built
  * so far): in the first pass, further threads start the rows it builds anyway (no fallback, or
  * a fallback, and no shared tables) ahead of their turn, and a full row once its fallback is
