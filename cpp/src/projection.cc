@@ -7,8 +7,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <list>
 #include <map>
