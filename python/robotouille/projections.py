@@ -603,7 +603,6 @@ def _appearing(view: _TaskView, variant: _Variant, facts: set[int]) -> list[int]
     """
     task = view.task
     nodes, lits = task.nodes, task.literals
-    about_made = {f for f in facts if view.args(f) and view.args(f)[0] in variant.made}
     appear: set[int] = set()
     for t in sorted(variant.away):
         written = view.template_writes[t] & facts
@@ -614,13 +613,23 @@ def _appearing(view: _TaskView, variant: _Variant, facts: set[int]) -> list[int]
         if owner not in variant.others:
             return None
         first = int(task.template_first[t])
-        for n in range(first, first + int(task.template_count[t])):
+        nodes_of_t = range(first, first + int(task.template_count[t]))
+        # What it may write: existence facts of pool objects outside `made`, which appear, and
+        # the facts of one of `made` that it creates (never, under the assignment).
+        allowed: set[int] = set()
+        for n in nodes_of_t:
             if nodes.type[n] != 3:
                 continue
             for x in _pool(task, nodes.create_group[n]):
                 if x not in variant.made:
                     appear.add(int(task.exists_fact[x]))
                     continue
+                created = {
+                    lits.fact[i] + lits.created_stride[i] * int(task.typepos[x])
+                    for m in nodes_of_t
+                    for i in range(nodes.fx_begin[m], nodes.cond_begin[m])
+                    if lits.created_stride[i]
+                }
                 # Creating one of `made` must put it in this creator.
                 linked = {
                     lits.fact[i] + lits.created_stride[i] * int(task.typepos[x])
@@ -629,8 +638,8 @@ def _appearing(view: _TaskView, variant: _Variant, facts: set[int]) -> list[int]
                 }
                 if linked.isdisjoint(variant.links[x, owner]):
                     return None
-        made_exists = {int(task.exists_fact[x]) for x in variant.made}
-        if not written <= appear | about_made | made_exists:
+                allowed |= created | {int(task.exists_fact[x])}
+        if not written <= appear | allowed:
             return None
     return sorted(appear & facts)
 
