@@ -1837,7 +1837,7 @@ def test_malformed_away_tables_are_rejected() -> None:
 def _soup_with_two_pots() -> dict[str, Any]:
     """The bundled multi_agent/10 kitchen with one robot and only its potato cheese onion soup:
     either of two pots can make the water."""
-    layout = json.loads(
+    layout: dict[str, Any] = json.loads(
         bundled_environment_path(
             "multi_agent/10_potato_tomato_chicken_soup_potato_cheese_onion_soup"
         ).read_text()
@@ -1851,7 +1851,7 @@ def _soup_with_two_pots() -> dict[str, Any]:
             items.append(item)
     layout["items"] = items
     layout["players"] = layout["players"][:1]
-    return dict(layout)
+    return layout
 
 
 def test_each_pot_pays_for_the_water_it_makes() -> None:

@@ -938,8 +938,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       const Upgrade& u = *it->upgrade;
       if (keep(*it, limits.upgrade_total_states,
                u.retry ? 0 : projections_[u.fallback].states)) {
-        if (!u.retry) replace(u.fallback);
-        if (u.retry) follow_up(u.row);
+        if (u.retry) {
+          follow_up(u.row);
+        } else {
+          replace(u.fallback);
+        }
       }
       it = jobs.erase(it);
     }
@@ -962,8 +965,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       wait_and_commit();
     }
     if (share_row(spec, u.row)) {  // its shared row got built: no cost
-      if (!u.retry) replace(u.fallback);
-      if (u.retry) follow_up(u.row);
+      if (u.retry) {
+        follow_up(u.row);
+      } else {
+        replace(u.fallback);
+      }
       continue;
     }
     while (workers > 1 && running >= workers) wait_and_commit();
