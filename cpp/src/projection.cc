@@ -2410,7 +2410,16 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   KeyArena targets;
   IntVec target_cost;
   std::vector<uint32_t> target_hash;
+  // The same key before canonical() (the away robots' moves lead to few) keeps one target.
+  KeyArena raw_targets;
   auto add_target = [&](int32_t cost) {
+    for (size_t k = 0; k < raw_targets.size(); ++k) {
+      if (raw_targets.equals(k, key_)) {
+        target_cost[k] = std::min(target_cost[k], cost);
+        return;
+      }
+    }
+    raw_targets.push_back(key_);
     canonical();
     targets.push_back(key_);
     target_cost.push_back(cost);
@@ -2425,9 +2434,19 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     for (size_t k = 0; k < targets.size(); ++k) {
       key_.assign(targets[k]);
       const int32_t to = intern_canonical(target_hash[k]);
-      if (to != from) edges.push_back({to, target_cost[k]});
+      if (to == from) continue;
+      // Several steps of a state often lead to one target (the away robots' moves): one edge,
+      // at the least cost.
+      const auto mine = edges.begin() + edge_begin.back();
+      const auto same = std::find_if(mine, edges.end(), [&](const Edge& e) { return e.to == to; });
+      if (same == edges.end()) {
+        edges.push_back({to, target_cost[k]});
+      } else {
+        same->cost = std::min(same->cost, target_cost[k]);
+      }
     }
     targets.clear();
+    raw_targets.clear();
     target_cost.clear();
   };
   // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
@@ -2508,25 +2527,6 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
     work_counters[1] = length;
   };
-  // Actions by the lowest bit they need true (bucket F.size(): none), so that a state visits
-  // only the actions whose first condition it meets (moves from where the robot stands).
-  const auto width = static_cast<int32_t>(p.facts.size());
-  IntVec bucket_begin(static_cast<size_t>(width) + 2, 0), bucket;
-  auto bucket_of = [&](const LocalAction& a) {
-    for (int32_t w = 0; w < kBitsWords; ++w) {
-      if (a.need_true.w[w]) return 64 * w + std::countr_zero(a.need_true.w[w]);
-    }
-    return width;
-  };
-  for (const LocalAction& a : actions) ++bucket_begin[bucket_of(a) + 1];
-  for (int32_t b = 0; b <= width; ++b) bucket_begin[b + 1] += bucket_begin[b];
-  bucket.resize(actions.size());
-  {
-    IntVec fill(bucket_begin.begin(), bucket_begin.end() - 1);
-    for (size_t i = 0; i < actions.size(); ++i) {
-      bucket[fill[bucket_of(actions[i])]++] = static_cast<int32_t>(i);
-    }
-  }
   // The invariants with at least two facts in F, as masks (see "Invariants").
   std::vector<Bits> mutexes;
   for (size_t k = 0; k + 1 < spec.mutex_begin.size(); ++k) {
@@ -2573,6 +2573,52 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     writes_in_f.push_back(bits_in_f(footprints.back().writes));
     for (int32_t w = 0; w < kBitsWords; ++w) {
       timer_bits.w[w] |= reads_in_f.back().w[w] | writes_in_f.back().w[w];
+    }
+  }
+  // Groundings that the row cannot tell apart: the same conditions and effects in F, the same
+  // cost and codes, and no template of T started nor timer bit touched, so that a step by
+  // either is the key with the effects on top (see the loop below). In a row without the
+  // robots' positions every move of a robot is one such step; each class keeps one grounding,
+  // so a state computes that step once, not once per pair of stations.
+  {
+    std::set<std::vector<uint64_t>> seen;
+    std::vector<LocalAction> distinct;
+    std::vector<uint64_t> signature;
+    for (LocalAction& a : actions) {
+      if (a.grounding < 0 || a.starts_template || a.touches(timer_bits)) {
+        distinct.push_back(std::move(a));
+        continue;
+      }
+      signature.assign(std::begin(a.need_true.w), std::end(a.need_true.w));
+      signature.insert(signature.end(), std::begin(a.need_false.w), std::end(a.need_false.w));
+      signature.insert(signature.end(), std::begin(a.hold.w), std::end(a.hold.w));
+      for (const auto& [bit, value] : a.effects) {
+        signature.push_back(static_cast<uint64_t>(bit) << 1 | (value ? 1 : 0));
+      }
+      signature.push_back(static_cast<uint64_t>(a.cost) << 48 |
+                          static_cast<uint64_t>(a.arrival) << 32 |
+                          static_cast<uint64_t>(a.slot) << 16 | static_cast<uint64_t>(a.idle));
+      if (seen.insert(signature).second) distinct.push_back(std::move(a));
+    }
+    actions.swap(distinct);
+  }
+  // Actions by the lowest bit they need true (bucket F.size(): none), so that a state visits
+  // only the actions whose first condition it meets (moves from where the robot stands).
+  const auto width = static_cast<int32_t>(p.facts.size());
+  IntVec bucket_begin(static_cast<size_t>(width) + 2, 0), bucket;
+  auto bucket_of = [&](const LocalAction& a) {
+    for (int32_t w = 0; w < kBitsWords; ++w) {
+      if (a.need_true.w[w]) return 64 * w + std::countr_zero(a.need_true.w[w]);
+    }
+    return width;
+  };
+  for (const LocalAction& a : actions) ++bucket_begin[bucket_of(a) + 1];
+  for (int32_t b = 0; b <= width; ++b) bucket_begin[b + 1] += bucket_begin[b];
+  bucket.resize(actions.size());
+  {
+    IntVec fill(bucket_begin.begin(), bucket_begin.end() - 1);
+    for (size_t i = 0; i < actions.size(); ++i) {
+      bucket[fill[bucket_of(actions[i])]++] = static_cast<int32_t>(i);
     }
   }
   std::set<int32_t> timer_writes;

@@ -362,8 +362,11 @@
  * Construction enumerates the abstract states reachable from the search's start state (every
  * state the search can reach projects into them), then computes the distances backwards from
  * the abstract goal states, by distance layers for up to 64 goal columns at once (Dial's
- * algorithm; cpp/src/layered_distances.h). Evaluation projects a state onto each F and T and
- * looks its distance up: a few hash lookups per state. A projection with more than max_states
+ * algorithm; cpp/src/layered_distances.h). A state's steps that the row cannot tell apart (the
+ * same conditions, effects and codes in F, no timer involved: in a row without the robots'
+ * positions, every move of one robot) are taken once, and of its steps into one target only the
+ * cheapest is kept as an edge. Evaluation projects a state onto each F and T and looks its
+ * distance up: a few hash lookups per state. A projection with more than max_states
  * abstract states (or that a stop request interrupts) is dropped: it then adds 0, unless the
  * tables give a coarser fallback for the same object (without the robots' positions). The
  * fallback is built first; the full row follows when the fallback's size times the robots'
