@@ -277,7 +277,9 @@ class KeyArena {
     if (key.size() == 8 || key.size() == 16 || key.size() == sizeof(Bits::w)) {
       return read_bits(mine, key.size()) == read_bits(key, key.size());
     }
-    return std::memcmp(mine.data(), key.data(), key.size()) == 0;
+    // Keys with timers: their first word (fact bits) mostly tells them apart.
+    return read_bits(mine, 8).w[0] == read_bits(key, 8).w[0] &&
+           std::memcmp(mine.data(), key.data(), key.size()) == 0;
   }
   void push_back(std::string_view key) {
     bytes_.append(key);
@@ -309,6 +311,9 @@ struct LocalAction {
   int32_t arrival = 0;  // kArrivalMove, kArrivalDrop, kArrivalPick, kArrivalHandOver, kArrivalFreed
   int32_t slot = 0;     // the acting robot's slot (see projection.h)
   int32_t idle = 0;     // kIdleSets, kIdleBlocked (see "Idling")
+  // A move of a placed robot (see "Away robots") that starts no template and touches no timer
+  // bit: every such move of one robot that leaves it away ends in the same placed state.
+  bool away_move = false;
   // Whether the action changes one of these bits.
   bool touches(const Bits& mask) const {
     return std::any_of(effects.begin(), effects.end(),
@@ -2541,11 +2546,13 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
     if (inside >= 2) mutexes.push_back(mask);
   }
-  // Places key_'s away robots (see "Away robots"), before its invariants are tested.
+  // Places key_'s away robots (see "Away robots"), before its invariants are tested; counts
+  // the keys where some away robot had nowhere to stand.
+  int64_t unplaced = 0;
   auto place = [&]() {
     if (p.away_slots.empty()) return;
     Bits bits = read_bits(key_, p.key_bytes);
-    place_away(p, bits, colocated_slots(p, bits));
+    if (!place_away(p, bits, colocated_slots(p, bits))) ++unplaced;
     write_bits(key_, bits, p.key_bytes);
   };
   auto violates = [&]() {  // whether key_'s facts break an invariant
@@ -2602,25 +2609,35 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     }
     actions.swap(distinct);
   }
+  for (LocalAction& a : actions) {
+    if (a.grounding < 0 || a.starts_template || a.touches(timer_bits) ||
+        !(a.arrival & kArrivalMove) || static_cast<size_t>(a.slot) >= p.away_slots.size() ||
+        !p.away_slots[a.slot].placed) {
+      continue;
+    }
+    const Bits& positions = p.away_slots[a.slot].positions;
+    a.away_move = std::any_of(a.effects.begin(), a.effects.end(), [&](const auto& e) {
+      return e.second && positions.test(e.first);
+    });
+  }
   // Actions by the lowest bit they need true (bucket F.size(): none), so that a state visits
-  // only the actions whose first condition it meets (moves from where the robot stands).
+  // only the actions whose first condition it meets (moves from where the robot stands). Their
+  // conditions in F lie side by side in that order: most visited actions fail them.
   const auto width = static_cast<int32_t>(p.facts.size());
-  IntVec bucket_begin(static_cast<size_t>(width) + 2, 0), bucket;
   auto bucket_of = [&](const LocalAction& a) {
     for (int32_t w = 0; w < kBitsWords; ++w) {
       if (a.need_true.w[w]) return 64 * w + std::countr_zero(a.need_true.w[w]);
     }
     return width;
   };
+  std::stable_sort(actions.begin(), actions.end(), [&](const auto& x, const auto& y) {
+    return bucket_of(x) < bucket_of(y);
+  });
+  IntVec bucket_begin(static_cast<size_t>(width) + 2, 0);
   for (const LocalAction& a : actions) ++bucket_begin[bucket_of(a) + 1];
   for (int32_t b = 0; b <= width; ++b) bucket_begin[b + 1] += bucket_begin[b];
-  bucket.resize(actions.size());
-  {
-    IntVec fill(bucket_begin.begin(), bucket_begin.end() - 1);
-    for (size_t i = 0; i < actions.size(); ++i) {
-      bucket[fill[bucket_of(actions[i])]++] = static_cast<int32_t>(i);
-    }
-  }
+  std::vector<std::pair<Bits, Bits>> conditions;  // (need_true, need_false) per action
+  for (const LocalAction& a : actions) conditions.emplace_back(a.need_true, a.need_false);
   std::set<int32_t> timer_writes;
   for (const Footprint& f : footprints) timer_writes.insert(f.writes.begin(), f.writes.end());
   // Per template of T, its root conditions that no template writes, as (fact, value): when one
@@ -2805,6 +2822,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     intern();
   });
   std::string current;
+  std::vector<const LocalAction*> away_move_taken;  // per state (see the loop)
   for (size_t id = 0; id < keys_list.size(); ++id) {
     if (static_cast<int64_t>(keys_list.size()) > max_states) {
       over_cap_expanded_ = static_cast<int64_t>(id);
@@ -2826,22 +2844,12 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       return false;
     }
     const bool idling = p.idle_bit >= 0 && bits.test(p.idle_bit);
-    auto visit = [&](const LocalAction& a) {
-      if (!bits.covers(a.need_true) || bits.meets(a.need_false)) {
-        return;
-      }
-      // A hand-over right after the pick, with no move between: impossible (projection.h).
-      if ((a.arrival & kArrivalHandOver) && bits.test(p.picked_bit + a.slot)) return;
-      // Needs a full hand, or what the object rules out, while the robot idles: impossible.
-      if ((a.idle & kIdleBlocked) && idling) return;
-      const int32_t cost =
-          (a.cost == 2 ? (bits.meets(a.hold) ? 1 : 0) : a.cost) +
-          ((a.arrival & kArrivalPick) && bits.test(p.arrival_bit + a.slot) ? 1 : 0);
-      Bits next = bits;
-      for (const auto& [bit, value] : a.effects) {
-        const uint64_t m = uint64_t{1} << (bit & 63);
-        next.w[bit >> 6] = value ? (next.w[bit >> 6] | m) : (next.w[bit >> 6] & ~m);
-      }
+    // Per robot slot, the first move this state took that left the robot away (see
+    // LocalAction::away_move), or null. A later one with the same cost and codes would end in
+    // the same target, so it is skipped.
+    away_move_taken.assign(p.away_slots.size(), nullptr);
+    // The step by `a` (whose conditions in F hold) into `next`, its effects applied, at `cost`.
+    auto take = [&](const LocalAction& a, const Bits& next, int32_t cost) {
       auto add_edge = [&]() {
         place();
         if (violates()) return;
@@ -2887,20 +2895,50 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
         too_many_choices = too_many_choices || !engine_steps(key, &a, next, add_edge);
       }
     };
+    auto visit = [&](const LocalAction& a) {  // one whose conditions in F hold
+      // A hand-over right after the pick, with no move between: impossible (projection.h).
+      if ((a.arrival & kArrivalHandOver) && bits.test(p.picked_bit + a.slot)) return;
+      // Needs a full hand, or what the object rules out, while the robot idles: impossible.
+      if ((a.idle & kIdleBlocked) && idling) return;
+      const int32_t cost =
+          (a.cost == 2 ? (bits.meets(a.hold) ? 1 : 0) : a.cost) +
+          ((a.arrival & kArrivalPick) && bits.test(p.arrival_bit + a.slot) ? 1 : 0);
+      Bits next = bits;
+      for (const auto& [bit, value] : a.effects) {
+        const uint64_t m = uint64_t{1} << (bit & 63);
+        next.w[bit >> 6] = value ? (next.w[bit >> 6] | m) : (next.w[bit >> 6] & ~m);
+      }
+      if (!a.away_move || !away_now(p, next).test(a.slot)) {
+        take(a, next, cost);
+        return;
+      }
+      const LocalAction* taken = away_move_taken[a.slot];
+      if (taken == nullptr) {
+        const int64_t unplaced_before = unplaced;
+        take(a, next, cost);
+        // Where placing failed, the robot stayed where it moved to: each move is a target.
+        if (unplaced == unplaced_before) away_move_taken[a.slot] = &a;
+      } else if (taken->cost != a.cost || taken->hold != a.hold ||
+                 taken->arrival != a.arrival || taken->idle != a.idle) {
+        take(a, next, cost);
+      }
+    };
+    auto visit_bucket = [&](int32_t bucket) {
+      for (int32_t i = bucket_begin[bucket]; i < bucket_begin[bucket + 1]; ++i) {
+        const auto& [need_true, need_false] = conditions[i];
+        if (bits.covers(need_true) && !bits.meets(need_false)) visit(actions[i]);
+      }
+    };
     for (int32_t w = 0; w < kBitsWords; ++w) {
       // F's bits only: the arrival bits after them have no bucket.
       const int32_t below = std::clamp(width - 64 * w, 0, 64);
       const uint64_t facts_mask = below == 64 ? ~uint64_t{0} : (uint64_t{1} << below) - 1;
       for (uint64_t b = bits.w[w] & facts_mask; b; b &= b - 1) {
         const int32_t bit = 64 * w + std::countr_zero(b);
-        for (int32_t i = bucket_begin[bit]; i < bucket_begin[bit + 1]; ++i) {
-          visit(actions[bucket[i]]);
-        }
+        visit_bucket(bit);
       }
     }
-    for (int32_t i = bucket_begin[width]; i < bucket_begin[width + 1]; ++i) {
-      visit(actions[bucket[i]]);
-    }
+    visit_bucket(width);
     intern_targets(static_cast<int32_t>(id));
     if (too_many_choices) return false;
     for (size_t w = 0; w < waits.size(); ++w) {
@@ -3197,9 +3235,9 @@ ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, con
   return away;
 }
 
-void ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here) {
+bool ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here) {
   const Bits away = away_now(p, bits, here);
-  if (!away.any()) return;
+  if (!away.any()) return true;
   const Bits before = bits;
   // The stations where a colocated fact holds, or a robot that is not away stands.
   uint64_t taken = 0;
@@ -3226,11 +3264,12 @@ void ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits
     const uint64_t free = p.away_slots[k].stations & ~taken;
     if (free == 0) {  // nowhere to place it (no real state): the state stays as it was
       bits = before;
-      return;
+      return false;
     }
     bits.set(p.away_slots[k].bit_at[static_cast<size_t>(std::countr_zero(free))]);
     taken |= free & -free;
   }
+  return true;
 }
 
 bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, int32_t slot,

@@ -342,7 +342,9 @@
  * seeds take an away robot to stand at K or s (some state of its class has it there: the robot
  * that stands there otherwise holds the object or stands where it lies). With a robot swap, both
  * swapped robots or neither are placed, and placing commutes with the swap. A row with two robots
- * in a kitchen of 23 stations keeps about 6 states per state of its fallback, not 300.
+ * in a kitchen of 23 stations keeps about 6 states per state of its fallback, not 300. For the
+ * same reason construction takes, from each state, only the first of a robot's moves that leave
+ * it away (with one cost and code): the others end in the same placed state.
  *
  * Joint steps (ProjectionLimits::tick_free; simultaneous mode with P >= 2 robots): a step
  * applies up to P actions, one after another in robot order, and then one end-of-step pass.
@@ -832,8 +834,9 @@ class ProjectionHeuristic {
   // The same, asking colocated_slots() itself (none without away robots).
   static Bits away_now(const Projection& p, const Bits& bits);
   // Places the away robots of `bits` where the row keeps them (see "Away robots"), given the
-  // slots that colocated_slots() finds there (placing changes none of them).
-  static void place_away(const Projection& p, Bits& bits, const Bits& here);
+  // slots that colocated_slots() finds there (placing changes none of them). False where some
+  // away robot has no station to stand at (no real state): `bits` then stay as they were.
+  static bool place_away(const Projection& p, Bits& bits, const Bits& here);
   // Reads row `index`'s away robots into p (after its colocated triples and robot swap).
   void read_away(const ProjectionSpec& spec, int32_t index, const std::vector<int16_t>& bit_of,
                  Projection& p) const;
