@@ -6,14 +6,17 @@ with the current one installed as usual::
     git worktree add /tmp/old REV
     pip install --no-build-isolation --no-deps -t /tmp/old_site /tmp/old
     python benchmarks/revision_report.py --old-site /tmp/old_site [--rounds 2] [--time-limit 10]
-        [--threads 1] [FILE ...]   # default: asynchronous/8, /9, multi_agent/6, /8 (originals)
+        [--threads 1] [--bound-only] [FILE ...]
+        # default files: asynchronous/8, /9, multi_agent/6, /8 (originals)
 
 Each search (``robotouille.plan`` with ``threads``) reports its expanded states, its seconds
 (building the bound's tables included) and the bytes per stored state of all its tables.
 Each round runs every file under the old install, then under the current one, one search at a
 time in a fresh interpreter, so both sides see the machine seconds apart; the ratio is taken
 within the round. FILE is a path under the original examples folder without its name's tail,
-e.g. ``asynchronous/9``.
+e.g. ``asynchronous/9``. With ``--bound-only`` each search stops after its first state, so
+it only builds the projection bound (with the upgrade share and caps of a search with that time
+limit), and the ratio is of those seconds: old / new.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from workloads import reference_root
 DEFAULT_FILES = ["asynchronous/8", "asynchronous/9", "multi_agent/6", "multi_agent/8"]
 
 
-def worker(time_limit: float, threads: int, names: list[str]) -> None:
+def worker(time_limit: float, threads: int, names: list[str], bound_only: bool = False) -> None:
     """Plans each file in this interpreter and prints one JSON line per file."""
     import robotouille
 
@@ -47,7 +50,9 @@ def worker(time_limit: float, threads: int, names: list[str]) -> None:
         stats: Any
         solved: int | None = None
         try:
-            result = robotouille.plan(env, time_limit=time_limit, threads=threads)
+            result = robotouille.plan(
+                env, time_limit=time_limit, threads=threads, max_states=1 if bound_only else None
+            )
             stats, solved = result.stats, result.length
         except robotouille.SearchLimitError as error:
             stats = error.stats
@@ -56,6 +61,7 @@ def worker(time_limit: float, threads: int, names: list[str]) -> None:
             "expanded": stats.expanded,
             "bound": stats.bound,
             "initial_h": stats.initial_h,
+            "abstract_states": stats.abstract_states,
             "solved": solved,
             "bytes_per_stored": stats.bytes / max(stats.stored, 1),
             "seconds": stats.seconds,
@@ -64,7 +70,7 @@ def worker(time_limit: float, threads: int, names: list[str]) -> None:
 
 
 def run_side(
-    old_site: str | None, time_limit: float, threads: int, names: list[str]
+    old_site: str | None, time_limit: float, threads: int, names: list[str], bound_only: bool
 ) -> list[dict[str, Any]]:
     """Runs the worker in a fresh interpreter on the old install (or the current one)."""
     env = dict(os.environ)
@@ -72,7 +78,7 @@ def run_side(
     if old_site:
         env["ROBOTOUILLE_OLD_SITE"] = old_site
     command = [sys.executable, __file__, "--worker", "--time-limit", str(time_limit)]
-    command += ["--threads", str(threads), *names]
+    command += ["--threads", str(threads), *(["--bound-only"] if bound_only else []), *names]
     out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
@@ -84,29 +90,36 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--threads", type=int, default=1, help="threads of each search")
+    parser.add_argument(
+        "--bound-only", action="store_true", help="time building the bound, not the search"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.time_limit, args.threads, args.files)
+        worker(args.time_limit, args.threads, args.files, args.bound_only)
         return
     if not args.old_site:
         parser.error("--old-site is required")
-    print(
-        f"{args.time_limit:g} s per search, {args.threads} thread(s); expanded states, "
-        "new / old, per round\n"
+    measure = (
+        "seconds to build the bound, old / new" if args.bound_only else "expanded states, new / old"
     )
-    print("| file | round | old | new | new / old |")
+    print(f"{args.time_limit:g} s per search, {args.threads} thread(s); {measure}, per round\n")
+    print(f"| file | round | old | new | {'old / new' if args.bound_only else 'new / old'} |")
     print("|---|---:|---|---|---:|")
     for round_number in range(1, args.rounds + 1):
-        old = run_side(args.old_site, args.time_limit, args.threads, args.files)
-        new = run_side(None, args.time_limit, args.threads, args.files)
+        old = run_side(args.old_site, args.time_limit, args.threads, args.files, args.bound_only)
+        new = run_side(None, args.time_limit, args.threads, args.files, args.bound_only)
         if old and new and old[0]["module"] == new[0]["module"]:
             sys.exit(f"both sides import {new[0]['module']}: is --old-site an install?")
         for before, after in zip(old, new):
-            ratio = after["expanded"] / max(before["expanded"], 1)
+            if args.bound_only:
+                ratio = before["seconds"] / max(after["seconds"], 1e-9)
+                cells = [describe_bound(before), describe_bound(after)]
+            else:
+                ratio = after["expanded"] / max(before["expanded"], 1)
+                cells = [describe(before), describe(after)]
             print(
-                f"| {after['file']} | {round_number} | {describe(before)} | {describe(after)} "
-                f"| {ratio:.2f}x |",
+                f"| {after['file']} | {round_number} | {cells[0]} | {cells[1]} | {ratio:.2f}x |",
                 flush=True,
             )
 
@@ -122,6 +135,14 @@ def describe(result: dict[str, Any]) -> str:
     return (
         f"{result['expanded']:,} ({end}, h0 {result['initial_h']}, "
         f"{result['bytes_per_stored']:.1f} B/stored)"
+    )
+
+
+def describe_bound(result: dict[str, Any]) -> str:
+    """Seconds to build the bound, the start state's bound and the abstract states kept."""
+    return (
+        f"{result['seconds']:.2f} s (h0 {result['initial_h']}, "
+        f"{result['abstract_states']:,} abstract states)"
     )
 
 
