@@ -3140,7 +3140,12 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   for (int32_t id = 0; id < count; ++id) {
     const std::string_view key = keys_list[id];
     if (key.size() != p.key_bytes) {
-      p.ids.emplace(std::string(key), id);
+      // Every key is distinct: nothing to compare.
+      p.timed_index.find_or_insert(key_hash(key), static_cast<uint32_t>(p.timed_ids.size()),
+                                   [](uint32_t) { return false; });
+      p.timed_keys.append(key);
+      p.timed_end.push_back(p.timed_keys.size());
+      p.timed_ids.push_back(id);
       continue;
     }
     Bits bits = read_bits(key, p.key_bytes);
@@ -3319,8 +3324,11 @@ int32_t ProjectionHeuristic::lookup(const Projection& p) const {
         return probe.template operator()<kBitsWords>();
     }
   }
-  const auto found = p.ids.find(key_);
-  return found == p.ids.end() ? -1 : found->second;
+  const auto hash =
+      static_cast<uint32_t>(hash_bytes(reinterpret_cast<const uint8_t*>(key_.data()), key_.size()));
+  const uint32_t found =
+      p.timed_index.find(hash, [&](uint32_t k) { return p.timed_key(k) == key_; });
+  return found == IdIndex::kNotFound ? -1 : p.timed_ids[found];
 }
 
 void ProjectionHeuristic::match(const RoleGroup& group) {

@@ -406,6 +406,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -706,7 +707,16 @@ class ProjectionHeuristic {
     // that a probe misses the cache once, not twice.
     std::vector<uint64_t> plain;
     size_t plain_slots = 0;
-    std::unordered_map<std::string, int32_t> ids;  // the other keys -> state id
+    // The other keys (with running timers): their bytes one after another (key k ends at
+    // timed_end[k]), each key's state id, and an index of them by hash_bytes.
+    std::string timed_keys;
+    std::vector<size_t> timed_end;
+    std::vector<int32_t> timed_ids;
+    IdIndex timed_index{16};
+    std::string_view timed_key(uint32_t k) const {
+      const size_t begin = k == 0 ? 0 : timed_end[k - 1];
+      return std::string_view(timed_keys).substr(begin, timed_end[k] - begin);
+    }
     // Distances: combination c and role r read column column_of[c * width + r] of
     // distance[id * columns + column] (see kUnreached). Columns with the same goal states (most
     // combinations differ only in key variables the object's roles do not name) share one.
