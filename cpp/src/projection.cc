@@ -2586,7 +2586,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // cost and codes, and no template of T started nor timer bit touched, so that a step by
   // either is the key with the effects on top (see the loop below). In a row without the
   // robots' positions every move of a robot is one such step; each class keeps one grounding,
-  // so a state computes that step once, not once per pair of stations.
+  // so a state computes that step once, not once per pair of stations. The moves among them
+  // that can leave a placed robot away are marked (LocalAction::away_move).
   {
     std::set<std::vector<uint64_t>> seen;
     std::vector<LocalAction> distinct;
@@ -2605,20 +2606,17 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       signature.push_back(static_cast<uint64_t>(a.cost) << 48 |
                           static_cast<uint64_t>(a.arrival) << 32 |
                           static_cast<uint64_t>(a.slot) << 16 | static_cast<uint64_t>(a.idle));
-      if (seen.insert(signature).second) distinct.push_back(std::move(a));
+      if (!seen.insert(signature).second) continue;
+      if ((a.arrival & kArrivalMove) && static_cast<size_t>(a.slot) < p.away_slots.size() &&
+          p.away_slots[a.slot].placed) {
+        const Bits& positions = p.away_slots[a.slot].positions;
+        a.away_move = std::any_of(a.effects.begin(), a.effects.end(), [&](const auto& e) {
+          return e.second && positions.test(e.first);
+        });
+      }
+      distinct.push_back(std::move(a));
     }
     actions.swap(distinct);
-  }
-  for (LocalAction& a : actions) {
-    if (a.grounding < 0 || a.starts_template || a.touches(timer_bits) ||
-        !(a.arrival & kArrivalMove) || static_cast<size_t>(a.slot) >= p.away_slots.size() ||
-        !p.away_slots[a.slot].placed) {
-      continue;
-    }
-    const Bits& positions = p.away_slots[a.slot].positions;
-    a.away_move = std::any_of(a.effects.begin(), a.effects.end(), [&](const auto& e) {
-      return e.second && positions.test(e.first);
-    });
   }
   // Actions by the lowest bit they need true (bucket F.size(): none), so that a state visits
   // only the actions whose first condition it meets (moves from where the robot stands). Their
