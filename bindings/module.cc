@@ -22,6 +22,7 @@
 
 #include "robotouille/effect_order.h"
 #include "robotouille/kernels.h"
+#include "robotouille/projection.h"
 #include "robotouille/heuristic.h"
 #include "robotouille/search.h"
 #include "robotouille/task.h"
@@ -734,4 +735,37 @@ NB_MODULE(_core, m) {
       nb::arg("mode") = "centralized", nb::arg("lmcut") = true,
       nb::arg("robots") = std::vector<int32_t>{},
       "The A* heuristic's lower bound on steps to the goal (-1: provably unreachable).");
+
+  m.def(
+      "projection_bounds",
+      [](const Task& t, Array<const uint64_t, nb::shape<-1, -1>> words,
+         Array<const int32_t, nb::shape<-1, -1>> counters, nb::dict projections,
+         nb::object projection_task, bool incremental) {
+        check_rows(t, words.shape(0), words.shape(1), "words");
+        if (counters.shape(0) != words.shape(0) || words.shape(0) == 0 ||
+            counters.shape(1) != static_cast<size_t>(t.num_counters)) {
+          throw std::invalid_argument("counters.shape should be (" +
+                                      std::to_string(words.shape(0)) + " > 0, num_counters=" +
+                                      std::to_string(t.num_counters) + ")");
+        }
+        const Task& projected =
+            projection_task.is_none() ? t : nb::cast<const Task&>(projection_task);
+        const auto spec = projection_spec(projections);
+        std::vector<int32_t> bounds(words.shape(0));
+        nb::gil_scoped_release release;
+        robotouille::ProjectionHeuristic h(projected, *spec, &words(0, 0), &counters(0, 0));
+        for (size_t b = 0; b < words.shape(0); ++b) {
+          if (!incremental) h.forget();
+          const int32_t value = h.evaluate(&words(b, 0), &counters(b, 0));
+          bounds[b] = value == robotouille::ProjectionHeuristic::kDeadEnd ? -1 : value;
+        }
+        return bounds;
+      },
+      nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
+      nb::arg("projections"), nb::arg("projection_task").none() = nb::none(),
+      nb::arg("incremental") = true,
+      "The projection bound (robotouille.projections' tables, built from the first state) of "
+      "each state in turn (-1: provably unreachable). incremental: each evaluation reuses what "
+      "the one before found for the facts that did not change, as the search's do; False "
+      "evaluates each state afresh (for tests).");
 }

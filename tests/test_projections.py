@@ -1781,6 +1781,77 @@ def test_away_robots_keep_the_bound_of_two_robots_in_every_state(walk: list[int]
     assert placed["initial_h"] == kept["initial_h"]
 
 
+def _bounds_in_turn(env: robotouille.Env, picks: list[int]) -> tuple[list[int], list[int]]:
+    """The planner's bound (its tables built at the env's state) of a row of states: at each
+    state the picks lead through (each pick an index into the valid actions), the state, then
+    every successor in the order of the valid actions (siblings one after another, most of them
+    a robot's move), as A* evaluates them. Returns the bounds evaluated one after another as the
+    search does (reusing what the state before found), and each evaluated afresh."""
+    tables, task = planner_tables(env)
+    words, counters = [], []
+    for pick in [*picks, None]:
+        here = env.get_state()
+        words.append(env._words[0].copy())
+        counters.append(env._counters[0].copy())
+        actions = [] if env.goal_reached() else env.valid_actions()
+        for action in actions:
+            env.step(action)
+            words.append(env._words[0].copy())
+            counters.append(env._counters[0].copy())
+            env.set_state(here)
+        if pick is None or not actions:
+            break
+        env.step(actions[pick % len(actions)])
+    rows = (env.task.core, np.stack(words), np.stack(counters), tables, task)
+    return (
+        _core.projection_bounds(*rows, incremental=True),
+        _core.projection_bounds(*rows, incremental=False),
+    )
+
+
+@pytest.mark.parametrize(
+    ("dataset", "task", "seed"),
+    [
+        ("", "", 0),  # the two-robot lettuce sandwich
+        ("multi_agent", "7_onion_potato_tomato_soup", 126),  # a pot's templates, two robots
+        ("asynchronous", "9", 84),  # one robot, idling, lifts and parks
+    ],
+)
+def test_each_bound_in_a_row_of_states_depends_only_on_its_own_state(
+    dataset: str, task: str, seed: int
+) -> None:
+    """evaluate() reuses, for each row, what the previous state's evaluation found where the
+    row's facts did not change, or changed only where robots that stay away from its object
+    stand (projection.h, "Away robots"): along an optimal plan, with every successor of each
+    state, the bounds equal those computed afresh."""
+    if dataset:
+        (instance,) = datasets.load(dataset, seeds=[seed], tasks=[task])
+        env = instance.load()
+    else:
+        env = _two_robot_lettuce_sandwich()
+    plan = robotouille.plan(env, time_limit=60)
+    start = env.get_state()
+    picks = []
+    for action in plan.actions:
+        actions = env.valid_actions()
+        picks.append(actions.index(action))
+        env.step(action)
+    env.set_state(start)
+    reused, afresh = _bounds_in_turn(env, picks)
+    assert reused == afresh
+    assert len(reused) > 10 * plan.length
+
+
+@generated_examples(25)
+@given(walk=st.lists(st.integers(0, 1_000), min_size=1, max_size=12))
+def test_each_bound_along_a_random_walk_of_two_robots_depends_only_on_its_own_state(
+    walk: list[int],
+) -> None:
+    """As above, along a random walk of two robots."""
+    reused, afresh = _bounds_in_turn(_two_robot_lettuce_sandwich(), walk)
+    assert reused == afresh
+
+
 def test_a_robot_is_kept_where_a_step_needs_it_at_some_stations_only() -> None:
     """Stacking onto an item that no longer needs the item at the robot's station, but only
     works at tables: where the robot stands while away then decides whether it can stack onto

@@ -1124,6 +1124,21 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     if (p.covered >= 0) outside.push_back(p.covered);
     for (int32_t f : outside) masks[f / 64] |= uint64_t{1} << (f % 64);
     for (const auto& [word, mask] : masks) p.watched.push_back({word, mask});
+    // The placed away robots' positions, per watched word (every one is a fact of F).
+    std::map<int32_t, Projection::WordPositions> positions;
+    for (size_t k = 0; k < p.away_slots.size(); ++k) {
+      if (!p.away_slots[k].placed) continue;
+      for (int32_t bit = 0; bit < kMaxFacts; ++bit) {
+        if (!p.away_slots[k].positions.test(bit)) continue;
+        const int32_t f = p.facts[static_cast<size_t>(bit)];
+        Projection::WordPositions& word = positions[f / 64];
+        word.mask |= uint64_t{1} << (f % 64);
+        word.at[static_cast<size_t>(f % 64)] = {static_cast<int16_t>(k), static_cast<int16_t>(bit)};
+      }
+    }
+    if (!positions.empty()) {
+      for (const FactMask& m : p.watched) p.watched_positions.push_back(positions[m.word]);
+    }
   }
   // The hands matter only to a row where a robot stands at its object (see find()).
   std::map<int32_t, uint64_t> hand_masks;
@@ -1132,6 +1147,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   for (const auto& [word, mask] : hand_masks) hand_masks_.push_back({word, mask});
   hand_read_.assign(projections_.size(), 0);
+  row_bits_.assign(projections_.size(), Bits{});
+  row_away_.assign(projections_.size(), 0);
   ids_.assign(projections_.size(), -1);
   id_changed_.assign(projections_.size(), 0);
   rows_ = std::make_shared<const std::vector<Projection>>(std::move(projections_));
@@ -1644,6 +1661,17 @@ void ProjectionHeuristic::read_lifts(const ProjectionSpec& spec) {
             "a lift_stacks triple is out of range");
     atop_of_[static_cast<size_t>(upper)].emplace_back(fact, lower);
   }
+  // What bury() reads: the companions' facts, the candidates' facts at K and the stacks.
+  std::map<int32_t, uint64_t> masks;
+  for (const FactMask& m : lift_words_) masks[m.word] |= m.mask;
+  auto add = [&](int32_t f) { masks[f / 64] |= uint64_t{1} << (f % 64); };
+  for (const Lift& lift : lifts_) {
+    for (const int32_t f : lift.buried_at) {
+      if (f >= 0) add(f);
+    }
+  }
+  for (size_t k = 0; k < spec.lift_stacks.size(); k += 3) add(spec.lift_stacks[k]);
+  for (const auto& [word, mask] : masks) bury_words_.push_back({word, mask});
 }
 
 int32_t ProjectionHeuristic::lift_flag(const Lift& lift, int32_t object, int32_t value) const {
@@ -3162,12 +3190,14 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
 int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters, bool& hands_read) {
   hands_read = false;
+  found_away_ = 0;
   project(p, words, counters);
   Bits bits;
   Bits unpaid;  // arrival bits set for a full hand or a covered object
   bool raised = false;  // a fresh-pick, unpaid arrival or the idle bit is set
   if (p.arrival_bit >= 0 || p.idle_bit >= 0) {
     bits = read_bits(key_, p.key_bytes);
+    found_bits_ = bits;
     // Where robots stand beside the object: neither the history bits nor placing change it.
     const Bits here = p.arrival_bit >= 0 ? colocated_slots(p, bits) : Bits{};
     if (p.arrival_bit >= 0) bits = canonical_arrivals(p, bits, here);
@@ -3196,7 +3226,8 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
       bits.set(p.idle_bit);
       raised = true;
     }
-    if (!p.away_slots.empty()) place_away(p, bits, here);
+    Bits placed;
+    if (!p.away_slots.empty() && place_away(p, bits, here, &placed)) found_away_ = placed.w[0];
     write_bits(key_, bits, p.key_bytes);
   }
   canonical_robots(p, key_);
@@ -3238,8 +3269,10 @@ ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, con
   return away;
 }
 
-bool ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here) {
+bool ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here,
+                                     Bits* placed) {
   const Bits away = away_now(p, bits, here);
+  if (placed != nullptr) *placed = away;
   if (!away.any()) return true;
   const Bits before = bits;
   // The stations where a colocated fact holds, or a robot that is not away stands.
@@ -3275,6 +3308,39 @@ bool ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits
   return true;
 }
 
+bool ProjectionHeuristic::moved_while_away(const Projection& p, size_t row,
+                                           const uint64_t* words) {
+  Bits now = row_bits_[row];
+  uint64_t moved = 0;  // the slots whose robots moved
+  for (const auto& [watched, diff] : moved_) {
+    // Every fact that changed is a position of a placed away robot (evaluate() checked).
+    const Projection::WordPositions& positions = p.watched_positions[static_cast<size_t>(watched)];
+    const uint64_t now_there = words[p.watched[static_cast<size_t>(watched)].word];
+    for (uint64_t left = diff; left != 0; left &= left - 1) {
+      const int32_t k = std::countr_zero(left);
+      const auto [slot, bit] = positions.at[static_cast<size_t>(k)];
+      now.assign(bit, (now_there >> k) & 1);
+      moved |= uint64_t{1} << slot;
+    }
+  }
+  // Each moved robot was away and placed, and is away again (it holds nothing: no fact but
+  // positions changed; it stands somewhere, and not where it could pick the object up), so
+  // find() would erase where it stands and place it as before. No other input of find()
+  // changed: the robot's arrival bit stays set (so its hand is not read), it has nothing to
+  // hand over, and it idles nowhere (a row with away robots idles only at colocated places).
+  if ((moved & ~row_away_[row]) != 0) return false;
+  for (; moved != 0; moved &= moved - 1) {
+    const int32_t slot = std::countr_zero(moved);
+    if (!now.meets(p.away_slots[static_cast<size_t>(slot)].positions) ||
+        colocated(p, slot, now) ||
+        (p.picked_bit >= 0 && now.meets(p.slot_holds[static_cast<size_t>(slot)]))) {
+      return false;
+    }
+  }
+  row_bits_[row] = now;
+  return true;
+}
+
 bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, int32_t slot,
                                                  const Bits& bits, const uint64_t* words) const {
   const Bits& holds = p.slot_holds[slot];
@@ -3284,18 +3350,26 @@ bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, int32_t sl
   });
 }
 
+bool ProjectionHeuristic::colocated(const Projection& p, int32_t slot, const Bits& bits) {
+  if (static_cast<size_t>(slot) >= p.slot_places.size()) return false;
+  const Bits& places = p.slot_places[static_cast<size_t>(slot)];
+  const auto words = static_cast<int32_t>(p.key_bytes / 8);
+  for (int32_t w = 0; w < words; ++w) {
+    // A robot stands at one place: usually a single bit.
+    for (uint64_t at = bits.w[w] & places.w[w]; at != 0; at &= at - 1) {
+      if (p.objects_at[static_cast<size_t>(w * 64 + std::countr_zero(at))].meets(bits)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 ProjectionHeuristic::Bits ProjectionHeuristic::colocated_slots(const Projection& p,
                                                                const Bits& bits) {
   Bits here;
-  const auto words = static_cast<int32_t>(p.key_bytes / 8);
   for (size_t k = 0; k < p.slot_places.size(); ++k) {
-    for (int32_t w = 0; w < words; ++w) {
-      // A robot stands at one place: usually a single bit.
-      for (uint64_t at = bits.w[w] & p.slot_places[k].w[w]; at != 0; at &= at - 1) {
-        const Bits& objects = p.objects_at[static_cast<size_t>(w * 64 + std::countr_zero(at))];
-        if (objects.meets(bits)) here.set(static_cast<int32_t>(k));
-      }
-    }
+    if (colocated(p, static_cast<int32_t>(k), bits)) here.set(static_cast<int32_t>(k));
   }
   return here;
 }
@@ -3418,28 +3492,42 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   for (size_t i = 0; i < rows.size(); ++i) {
     const Projection& p = rows[i];
     // find() reads only the watched facts (F's, merged ones included, and the few outside F
-    // it reads), and the counters when T is not empty.
+    // it reads), and the counters when T is not empty. Most steps move a robot, and in most
+    // rows that robot was away and stays away (it neither holds the object nor stands where
+    // it could pick it up): find() would erase where it stands, so it would read the same.
     bool changed = first || (counters_changed && !p.templates.empty());
+    moved_.clear();  // facts changed, all of them placed away robots' positions
     for (size_t k = 0; k < p.watched.size() && !changed; ++k) {
       const FactMask& m = p.watched[k];
-      changed = ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
+      const uint64_t diff = (words[m.word] ^ last_words_[m.word]) & m.mask;
+      changed = (diff & ~(p.watched_positions.empty() ? 0 : p.watched_positions[k].mask)) != 0;
+      if (diff != 0) moved_.push_back({static_cast<int32_t>(k), diff});
     }
     for (size_t k = 0; k < hand_masks_.size() && hand_read_[i] && !changed; ++k) {
       const FactMask& m = hand_masks_[k];
       changed = ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
     }
+    if (!changed && !moved_.empty()) changed = !moved_while_away(p, i, words);
     bool hands_read = hand_read_[i] != 0;
     const int32_t id = changed ? find(p, words, counters, hands_read) : ids_[i];
+    if (changed) {
+      row_bits_[i] = found_bits_;
+      row_away_[i] = found_away_;
+    }
     hand_read_[i] = hands_read ? 1 : 0;
     id_changed_[i] = first || id != ids_[i];
     ids_[i] = id;
   }
   // Per lift and value of K: whether some companion variable has no candidate at K. Most
   // steps move none of the companions' candidates, and missing_ then stands.
-  const bool companions_moved =
-      first || std::any_of(lift_words_.begin(), lift_words_.end(), [&](const FactMask& m) {
-        return ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
-      });
+  auto moves = [&](const std::vector<FactMask>& masks) {
+    return first || std::any_of(masks.begin(), masks.end(), [&](const FactMask& m) {
+             return ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
+           });
+  };
+  const bool companions_moved = moves(lift_words_);
+  // Buried objects change only with the facts bury() reads (companions' among them).
+  const bool stacks_moved = !atop_of_.empty() && moves(bury_words_);
   last_words_.assign(words, words + num_words);
   last_counters_.assign(counters, counters + num_counters);
   if (companions_moved) {
@@ -3475,7 +3563,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       missing_[at + v] = absent ? 1 : 0;
     }
   }
-  if (!atop_of_.empty()) bury(words);
+  if (stacks_moved) bury(words);
   const bool lifted_changed = first || missing_ != last_missing_;
   last_missing_ = missing_;
   const bool skips_changed = skip_costs(words);

@@ -1216,6 +1216,13 @@ class Searcher {
         ++x.pruned;
         return;
       }
+      // The bound reads the successor as the step left it: symmetric states have equal
+      // distances, and a successor differs from its parent and its siblings in few facts
+      // while its representative may rename whole classes of objects (every fact of the
+      // tables it rotates), which the bound's change tests would see.
+      x.child_words.insert(x.child_words.end(), x.next_words.begin(), x.next_words.end());
+      x.child_counters.insert(x.child_counters.end(), x.next_counters.begin(),
+                              x.next_counters.end());
       Child child{0, kNone, -1, 0, canonical_child(x, groundings, n)};
       const size_t at = x.rows.size();
       x.rows.resize(at + width);
@@ -1232,9 +1239,6 @@ class Searcher {
       if (x.packer.id(row) < CounterTable::kLocalKey) store_->prefetch_slot(child.hash);
       x.children.push_back(child);
       x.goal.push_back((status & kStatusGoal) != 0);
-      x.child_words.insert(x.child_words.end(), x.next_words.begin(), x.next_words.end());
-      x.child_counters.insert(x.child_counters.end(), x.next_counters.begin(),
-                              x.next_counters.end());
     });
     e.end = x.children.size();
     for (size_t k = e.first; k < e.end; ++k) {

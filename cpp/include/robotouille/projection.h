@@ -546,6 +546,8 @@ class ProjectionHeuristic {
   // previous call keeps its abstract state, and a group whose members all kept theirs keeps its
   // matching (A* evaluates a state's successors one after another; most differ in few facts).
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
+  // Makes the next evaluate() compute everything afresh, as the first call does.
+  void forget() { last_words_.clear(); }
 
   int64_t abstract_states() const { return abstract_states_; }
 
@@ -738,6 +740,14 @@ class ProjectionHeuristic {
     std::vector<ParkTable> parks;
     int32_t states = 0;              // abstract states
     std::vector<FactMask> watched;   // the words and bits of F and its merged facts
+    // Where placed away robots stand (see evaluate()): per entry of watched (none where the row
+    // places no robot), its bits that are their positions, and for each such bit the robot's
+    // slot and the position's bit in the row.
+    struct WordPositions {
+      uint64_t mask = 0;
+      std::array<std::pair<int16_t, int16_t>, 64> at{};
+    };
+    std::vector<WordPositions> watched_positions;
     // Its share of the distance tables' cap (kMaxDistanceEntries in projection.cc).
     int64_t entries() const {
       size_t n = distance.size() + via.size();
@@ -838,6 +848,8 @@ class ProjectionHeuristic {
                               const uint64_t* words) const;
   // The robot slots (as bits) that stand where they could pick the object up without moving.
   static Bits colocated_slots(const Projection& p, const Bits& bits);
+  // Whether the robot in `slot` does.
+  static bool colocated(const Projection& p, int32_t slot, const Bits& bits);
   // The slots of the robots that are away in `bits` and placed (see "Away robots"), given the
   // slots that colocated_slots() finds there.
   static Bits away_now(const Projection& p, const Bits& bits, const Bits& here);
@@ -846,7 +858,13 @@ class ProjectionHeuristic {
   // Places the away robots of `bits` where the row keeps them (see "Away robots"), given the
   // slots that colocated_slots() finds there (placing changes none of them). False where some
   // away robot has no station to stand at (no real state): `bits` then stay as they were.
-  static bool place_away(const Projection& p, Bits& bits, const Bits& here);
+  // With `placed`, sets it to the slots placed.
+  static bool place_away(const Projection& p, Bits& bits, const Bits& here,
+                         Bits* placed = nullptr);
+  // Whether the state `words` reads as row `row` read the state before it, all its changes to
+  // the row's facts (moved_) being moves of robots that were away there and are still away
+  // (see evaluate()); updates row_bits_[row] when so.
+  bool moved_while_away(const Projection& p, size_t row, const uint64_t* words);
   // Reads row `index`'s away robots into p (after its colocated triples and robot swap).
   void read_away(const ProjectionSpec& spec, int32_t index, const std::vector<int16_t>& bit_of,
                  Projection& p) const;
@@ -1007,6 +1025,7 @@ class ProjectionHeuristic {
   // K's value `value`.
   int32_t lift_flag(const Lift& lift, int32_t object, int32_t value) const;
   std::vector<FactMask> lift_words_;  // every lift's companion facts, by word
+  std::vector<FactMask> bury_words_;  // the facts bury() reads, by word
   int64_t abstract_states_ = 0;
   int64_t distance_entries_ = 0;
   // The last build() that ran past its max_states: how many of the states it found it had
@@ -1026,6 +1045,15 @@ class ProjectionHeuristic {
   // robots' hands (hand_masks_, from free_hands_) decided its arrival bits.
   std::vector<uint8_t> hand_read_;
   std::vector<FactMask> hand_masks_;
+  // Per projection, what find() read last: F's bits (with the positions the rows' away robots
+  // moved to since) and the slots it placed as away (a mask; 0 where placing failed). find()
+  // leaves them for the state it reads in found_bits_ and found_away_.
+  std::vector<Bits> row_bits_;
+  std::vector<uint64_t> row_away_;
+  // Scratch: the facts of a row that changed, as (entry of its watched, the bits there).
+  std::vector<std::pair<int32_t, uint64_t>> moved_;
+  Bits found_bits_;
+  uint64_t found_away_ = 0;
 };
 
 }  // namespace robotouille
