@@ -2934,7 +2934,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
         const uint64_t m = uint64_t{1} << (bit & 63);
         next.w[bit >> 6] = value ? (next.w[bit >> 6] | m) : (next.w[bit >> 6] & ~m);
       }
-      if (!a.away_move || !away_now(p, next).test(a.slot)) {
+      if (!a.away_move || !slot_away(p, a.slot, next)) {
         take(a, next, cost);
         return;
       }
@@ -3269,6 +3269,13 @@ ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, con
   return away;
 }
 
+bool ProjectionHeuristic::slot_away(const Projection& p, int32_t slot, const Bits& bits) {
+  if (static_cast<size_t>(slot) >= p.away_slots.size()) return false;
+  const Projection::AwaySlot& away = p.away_slots[static_cast<size_t>(slot)];
+  return away.placed && !bits.meets(away.holds) && bits.meets(away.positions) &&
+         !colocated(p, slot, bits);
+}
+
 bool ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here,
                                      Bits* placed) {
   const Bits away = away_now(p, bits, here);
@@ -3331,8 +3338,7 @@ bool ProjectionHeuristic::moved_while_away(const Projection& p, size_t row,
   if ((moved & ~row_away_[row]) != 0) return false;
   for (; moved != 0; moved &= moved - 1) {
     const int32_t slot = std::countr_zero(moved);
-    if (!now.meets(p.away_slots[static_cast<size_t>(slot)].positions) ||
-        colocated(p, slot, now) ||
+    if (!slot_away(p, slot, now) ||
         (p.picked_bit >= 0 && now.meets(p.slot_holds[static_cast<size_t>(slot)]))) {
       return false;
     }

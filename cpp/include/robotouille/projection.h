@@ -855,6 +855,8 @@ class ProjectionHeuristic {
   static Bits away_now(const Projection& p, const Bits& bits, const Bits& here);
   // The same, asking colocated_slots() itself (none without away robots).
   static Bits away_now(const Projection& p, const Bits& bits);
+  // Whether away_now() has `slot`, asking only about that slot's robot.
+  static bool slot_away(const Projection& p, int32_t slot, const Bits& bits);
   // Places the away robots of `bits` where the row keeps them (see "Away robots"), given the
   // slots that colocated_slots() finds there (placing changes none of them). False where some
   // away robot has no station to stand at (no real state): `bits` then stay as they were.
