@@ -3190,6 +3190,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
 int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
                                   const int32_t* counters, bool& hands_read) {
   hands_read = false;
+  found_bits_ = Bits{};
   found_away_ = 0;
   project(p, words, counters);
   Bits bits;

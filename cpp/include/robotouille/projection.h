@@ -344,7 +344,10 @@
  * swapped robots or neither are placed, and placing commutes with the swap. A row with two robots
  * in a kitchen of 23 stations keeps about 6 states per state of its fallback, not 300. For the
  * same reason construction takes, from each state, only the first of a robot's moves that leave
- * it away (with one cost and code): the others end in the same placed state.
+ * it away (with one cost and code): the others end in the same placed state; and evaluation
+ * keeps a row's abstract state from the state evaluated before when the row's facts changed
+ * only where robots stand that were away and placed there and are away again (most steps move
+ * a robot, and most rows see it away).
  *
  * Joint steps (ProjectionLimits::tick_free; simultaneous mode with P >= 2 robots): a step
  * applies up to P actions, one after another in robot order, and then one end-of-step pass.
@@ -543,8 +546,9 @@ class ProjectionHeuristic {
 
   // The sum of the projections' distances; kDeadEnd when some projection cannot reach its goal.
   // Incremental: a projection whose facts (and, with timers, the counters) equal those of the
-  // previous call keeps its abstract state, and a group whose members all kept theirs keeps its
-  // matching (A* evaluates a state's successors one after another; most differ in few facts).
+  // previous call, or differ only where robots that stay away stand (see "Away robots"), keeps
+  // its abstract state, and a group whose members all kept theirs keeps its matching (A*
+  // evaluates a state's successors one after another; most differ in few facts).
   int32_t evaluate(const uint64_t* words, const int32_t* counters);
   // Makes the next evaluate() compute everything afresh, as the first call does.
   void forget() { last_words_.clear(); }
