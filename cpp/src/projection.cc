@@ -3626,26 +3626,42 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
     }
     group.last = entry;
   }
-  matched_.clear();
-  for (const RoleGroup& group : groups_) {
-    matched_.push_back(group.records.data() + static_cast<size_t>(group.last) * group.stride +
-                       group.key_units);
+  // Per combination, the sum of each ungrouped projection's distance (its column there) and
+  // each group's matched cost, kept from the previous call: only the terms that changed are
+  // replaced. No term exceeds kUnreached, so the sums fit, and one reaches it exactly where a
+  // term does.
+  const size_t terms = ungrouped_.size() + groups_.size();
+  if (first || terms_.size() != terms * combos) {
+    terms_.assign(terms * combos, 0);
+    base_sums_.assign(combos, 0);
   }
-  // Row by row: an ungrouped projection's distance for each combination (its column there),
-  // then each group's matched costs; the sums stop at kUnreached.
-  sums_.assign(combos, 0);
-  int32_t* sums = sums_.data();
-  for (int32_t i : ungrouped_) {
-    if (ids_[i] < 0) continue;  // not reached from the start state: 0 is safe
+  auto replace = [&](size_t term, auto&& value) {
+    int32_t* old = terms_.data() + term * combos;
+    for (size_t c = 0; c < combos; ++c) {
+      const int32_t now = value(c);
+      base_sums_[c] += now - old[c];
+      old[c] = now;
+    }
+  };
+  for (size_t k = 0; k < ungrouped_.size(); ++k) {
+    const int32_t i = ungrouped_[k];
+    if (!id_changed_[i]) continue;
+    if (ids_[i] < 0) {  // not reached from the start state: 0 is safe
+      replace(k, [](size_t) { return 0; });
+      continue;
+    }
     const Projection& p = rows[i];  // no roles: width 1
     const uint16_t* row = p.distance.data() + static_cast<size_t>(ids_[i]) * p.columns;
-    for (size_t c = 0; c < combos; ++c) sums[c] += row[p.column_of[c]];
+    replace(k, [&](size_t c) { return row[p.column_of[c]]; });
   }
-  for (const uint16_t* row : matched_) {
-    for (size_t c = 0; c < combos; ++c) {
-      sums[c] = std::min<int32_t>(sums[c] + row[c], kUnreached);
-    }
+  for (const int32_t g : probed_) {
+    const RoleGroup& group = groups_[static_cast<size_t>(g)];
+    const uint16_t* row =
+        group.records.data() + static_cast<size_t>(group.last) * group.stride + group.key_units;
+    replace(ungrouped_.size() + static_cast<size_t>(g), [&](size_t c) { return row[c]; });
   }
+  sums_.assign(base_sums_.begin(), base_sums_.end());
+  int32_t* sums = sums_.data();
   if (!creator_groups_.empty()) add_creator_costs(words);
   int32_t best = kDeadEnd;
   for (size_t c = 0; c < combos; ++c) {

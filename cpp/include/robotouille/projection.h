@@ -927,7 +927,6 @@ class ProjectionHeuristic {
   std::unordered_map<int32_t, std::pair<int32_t, IntVec>> object_roles_;  // (group, roles)
   IntVec ungrouped_;            // projections without roles
   IntVec ids_, dp_;             // scratch: per projection, its state's id; matching table
-  std::vector<const uint16_t*> matched_;  // scratch: per group, its cached costs
   IntVec probed_;  // scratch: the groups whose members changed, to look up in their caches
   std::vector<Lift> lifts_;
   // Creators (see above): per group, its creators and made objects, the projection of each
@@ -1013,6 +1012,9 @@ class ProjectionHeuristic {
   std::vector<HandOverPlace> hand_over_places_;
   IntVec free_hands_;  // spec.free_hands
   IntVec sums_;                   // scratch: per combination, the bound's sum
+  // Per combination, the sum without the creators' costs, and its terms as evaluate() last
+  // added them (per ungrouped projection, then per group; see evaluate()).
+  IntVec base_sums_, terms_;
   // Scratch for match(): its result per class, and a member's costs per (role, class).
   IntVec class_costs_, role_costs_;
   // Per lift (from its missing_begin) and value of its K: some companion is missing there.
