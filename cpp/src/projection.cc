@@ -138,6 +138,12 @@ constexpr uint32_t kMaxTimerChoices = 8;
 // The key of a row's sink (projection.h, "Repeated timers"): its length is no real key's (8, 16
 // or 24 bytes, then 4 + 4 per node for each listed template), and its bits read as none.
 constexpr char kSinkBytes[sizeof(ProjectionHeuristic::Bits::w) + 1] = {};
+
+// The hash a row's timed keys are indexed by (construction) and looked up by (lookup()).
+uint32_t key_hash(std::string_view key) {
+  return static_cast<uint32_t>(
+      hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+}
 constexpr std::string_view kSinkKey(kSinkBytes, sizeof(kSinkBytes));
 
 // Per template (in the given order), its family (projection.h, "Repeated timers"): templates
@@ -2357,10 +2363,6 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   IntVec edge_begin{0};
   std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
   IntVec work_counters(static_cast<size_t>(task_.num_counters));
-  auto key_hash = [](std::string_view key) {
-    return static_cast<uint32_t>(
-        hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
-  };
   auto intern_key = [&](std::string_view key, uint32_t hash) {  // (id, whether it is new)
     const auto [id, fresh] =
         key_index.find_or_insert(hash, static_cast<uint32_t>(keys_list.size()),
@@ -3261,9 +3263,7 @@ ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, con
                                                         const Bits& here) {
   Bits away;
   for (size_t k = 0; k < p.away_slots.size(); ++k) {
-    const Projection::AwaySlot& slot = p.away_slots[k];
-    if (slot.placed && !here.test(static_cast<int32_t>(k)) && !bits.meets(slot.holds) &&
-        bits.meets(slot.positions)) {
+    if (p.away_slots[k].free(bits) && !here.test(static_cast<int32_t>(k))) {
       away.set(static_cast<int32_t>(k));
     }
   }
@@ -3272,9 +3272,7 @@ ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, con
 
 bool ProjectionHeuristic::slot_away(const Projection& p, int32_t slot, const Bits& bits) {
   if (static_cast<size_t>(slot) >= p.away_slots.size()) return false;
-  const Projection::AwaySlot& away = p.away_slots[static_cast<size_t>(slot)];
-  return away.placed && !bits.meets(away.holds) && bits.meets(away.positions) &&
-         !colocated(p, slot, bits);
+  return p.away_slots[static_cast<size_t>(slot)].free(bits) && !colocated(p, slot, bits);
 }
 
 bool ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here,
@@ -3403,10 +3401,8 @@ int32_t ProjectionHeuristic::lookup(const Projection& p) const {
         return probe.template operator()<kBitsWords>();
     }
   }
-  const auto hash =
-      static_cast<uint32_t>(hash_bytes(reinterpret_cast<const uint8_t*>(key_.data()), key_.size()));
   const uint32_t found =
-      p.timed_index.find(hash, [&](uint32_t k) { return p.timed_key(k) == key_; });
+      p.timed_index.find(key_hash(key_), [&](uint32_t k) { return p.timed_key(k) == key_; });
   return found == IdIndex::kNotFound ? -1 : p.timed_ids[found];
 }
 
@@ -3496,6 +3492,12 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   const auto num_counters = static_cast<size_t>(task_.num_counters);
   const bool counters_changed =
       first || !std::equal(counters, counters + num_counters, last_counters_.begin());
+  // Whether some fact of `masks` differs from the state before.
+  auto moves = [&](const std::vector<FactMask>& masks) {
+    return first || std::any_of(masks.begin(), masks.end(), [&](const FactMask& m) {
+             return ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
+           });
+  };
   for (size_t i = 0; i < rows.size(); ++i) {
     const Projection& p = rows[i];
     // find() reads only the watched facts (F's, merged ones included, and the few outside F
@@ -3510,10 +3512,7 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
       changed = (diff & ~(p.watched_positions.empty() ? 0 : p.watched_positions[k].mask)) != 0;
       if (diff != 0) moved_.push_back({static_cast<int32_t>(k), diff});
     }
-    for (size_t k = 0; k < hand_masks_.size() && hand_read_[i] && !changed; ++k) {
-      const FactMask& m = hand_masks_[k];
-      changed = ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
-    }
+    if (!changed && hand_read_[i]) changed = moves(hand_masks_);
     if (!changed && !moved_.empty()) changed = !moved_while_away(p, i, words);
     bool hands_read = hand_read_[i] != 0;
     const int32_t id = changed ? find(p, words, counters, hands_read) : ids_[i];
@@ -3527,11 +3526,6 @@ int32_t ProjectionHeuristic::evaluate(const uint64_t* words, const int32_t* coun
   }
   // Per lift and value of K: whether some companion variable has no candidate at K. Most
   // steps move none of the companions' candidates, and missing_ then stands.
-  auto moves = [&](const std::vector<FactMask>& masks) {
-    return first || std::any_of(masks.begin(), masks.end(), [&](const FactMask& m) {
-             return ((words[m.word] ^ last_words_[m.word]) & m.mask) != 0;
-           });
-  };
   const bool companions_moved = moves(lift_words_);
   // Buried objects change only with the facts bury() reads (companions' among them).
   const bool stacks_moved = !atop_of_.empty() && moves(bury_words_);

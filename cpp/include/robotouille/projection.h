@@ -681,6 +681,11 @@ class ProjectionHeuristic {
       std::array<int16_t, 64> bit_at;
       uint64_t stations = 0;
       Bits holds;
+      // Whether the robot is placed, stands somewhere in `bits` and holds nothing there: away
+      // unless it stands where it could pick the object up (colocated_slots()).
+      bool free(const Bits& bits) const {
+        return placed && !bits.meets(holds) && bits.meets(positions);
+      }
     };
     std::vector<AwaySlot> away_slots;
     // Whether `robot` has its slot in `away` (from away_now()).
