@@ -19,11 +19,16 @@ import numpy as np
 import pytest
 
 import robotouille
-from robotouille import _core, datasets
+from robotouille import _core, datasets, symmetry
 from robotouille.domains import default_domain_path
-from robotouille.invariants import union
+from robotouille.invariants import _Synthesis, union
 from robotouille.planning import _as_lists, _packing_tables, _projection_tables
-from robotouille.projections import find_projections, object_invariants
+from robotouille.projections import (
+    _TaskView,
+    find_projections,
+    implied_goal_task,
+    object_invariants,
+)
 
 from .test_projections import (
     EXAMPLES,
@@ -313,3 +318,125 @@ def test_a_restored_state_that_breaks_an_invariant_is_planned_without_them() -> 
         words[fact >> 6] |= np.uint64(1) << np.uint64(fact & 63)
     env.set_state(dataclasses.replace(state, words=words))
     assert robotouille.plan(env).length == robotouille.plan(env, "bfs").length
+
+
+class _PlainChecks:
+    """first_violation with sets, one grounding at a time: the obviously correct version."""
+
+    def __init__(self, view: Any, initial: np.ndarray) -> None:
+        self.initial = initial
+        self.written = set().union(*view.template_writes)
+        self.effects = []  # per grounding: what it makes true, needs, needs and deletes
+        for g, final in enumerate(view.final):
+            needed = set(view.pre_pos[g])
+            added = {f for f, value in final.items() if value}
+            self.effects.append((added, needed, {f for f in needed if final.get(f) == 0}))
+
+    def first_violation(self, group: set[int]) -> int | None:
+        if sum(bool(self.initial[f]) for f in group) > 1 or group & self.written:
+            return -1
+        for g, (added, needed, consumed) in enumerate(self.effects):
+            made, required = added & group, needed & group
+            if not made or len(required) >= 2:
+                continue  # makes none true, or needs two: never grows the count
+            if len(made) > 1 or not (made & required or consumed & group):
+                return g
+        return None
+
+
+@pytest.mark.parametrize(
+    ("dataset", "task", "seed"),
+    [("multi_agent", "1_lettuce_burger", 84), ("asynchronous", "5_potato_soup", 126)],
+)
+def test_the_counted_violation_check_agrees_with_plain_sets(
+    dataset: str, task: str, seed: int
+) -> None:
+    """The synthesis checks a candidate by counting, per grounding that makes one of its facts
+    true, the facts it makes true, needs, deletes and keeps (arrays, for tens of thousands of
+    groundings). On every candidate the synthesis tries, and on random unions of an object's
+    slots, it finds the grounding the plain set version finds."""
+    (instance,) = datasets.load(dataset, seeds=[seed], tasks=[task])
+    compiled = instance.load().task
+    view = _TaskView(compiled)
+    synthesis = _Synthesis(view, compiled.fact_pred, compiled.initial_bits)
+    counted = synthesis.first_violation
+    tried: list[set[int]] = []
+
+    def recording(group: set[int]) -> int | None:
+        tried.append(group)
+        return counted(group)
+
+    synthesis.first_violation = recording  # type: ignore[method-assign]
+    objects = [o for o in range(len(compiled.objects)) if not compiled.may_vanish[o]]
+    for o in objects:
+        synthesis.groups(o)
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        o = int(rng.choice(objects))
+        slots = sorted({s for (obj, s) in synthesis.slot_facts if obj == o})
+        size = min(len(slots), int(rng.integers(1, 4)))
+        picked = rng.choice(len(slots), size=size, replace=False)
+        tried.append(synthesis.facts(o, [slots[k] for k in picked]))
+    plain = _PlainChecks(view, compiled.initial_bits)
+    found = [counted(group) for group in tried]
+    assert len(tried) > 200 and None in found and any(g is not None and g >= 0 for g in found)
+    for group, g in zip(tried, found):
+        assert g == plain.first_violation(group), sorted(group)
+
+
+def test_a_task_with_implied_goal_atoms_shares_its_sources_invariants_and_swaps() -> None:
+    """implied_goal_task changes only the goal, so its invariants and object swap checks are its
+    source's: worked out once, from whichever task asks first, and the same as worked out for
+    the source alone."""
+    env = robotouille.load("synchronous/5_double_cheeseburger")
+    implied = implied_goal_task(env.task)
+    assert implied is not env.task
+    found = object_invariants(implied)  # the implied task asks first
+    assert object_invariants(env.task) is found
+    alone = robotouille.load("synchronous/5_double_cheeseburger").task
+    assert object_invariants(alone) == found
+    checker = symmetry._checker(implied)
+    assert symmetry._checker(env.task) is checker
+    pairs = list(checker._verified)
+    assert pairs and all(checker.verify(*pair) is checker._verified[pair] for pair in pairs)
+
+
+class _RandomView:
+    """A made-up task view: groundings with random preconditions (a fact may be listed twice)
+    and effects (a fact may be written twice: the last write wins)."""
+
+    def __init__(self, rng: np.random.Generator, facts: int, groundings: int) -> None:
+        self.pre_pos = [
+            rng.integers(0, facts, int(rng.integers(0, 4))).tolist() for _ in range(groundings)
+        ]
+        self.eff = [rng.integers(0, facts, int(rng.integers(0, 5))).tolist() for _ in self.pre_pos]
+        self.eff_value = [rng.integers(0, 2, len(e)).tolist() for e in self.eff]
+        self.final = [dict(zip(e, v)) for e, v in zip(self.eff, self.eff_value)]
+
+        def csr(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+            begin = np.cumsum([0, *(len(r) for r in rows)]).astype(np.int64)
+            return begin, np.array([x for r in rows for x in r], np.int64)
+
+        self.pre_pos_csr = csr(self.pre_pos)
+        begin, written = csr(self.eff)
+        self.eff_csr = (begin, written, csr(self.eff_value)[1])
+        self.template_writes = [{int(rng.integers(0, facts))}]
+        self.mutable_facts = list(range(facts))
+
+    def args(self, fact: int) -> list[int]:
+        return [0]
+
+
+def test_the_counted_violation_check_agrees_with_plain_sets_on_random_groundings() -> None:
+    """Every branch of the check (a grounding that needs two facts of the group, makes two true,
+    keeps the one it needs, deletes another, or grows the count) on made-up groundings."""
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        facts = int(rng.integers(2, 9))
+        view = _RandomView(rng, facts, int(rng.integers(1, 40)))
+        initial = rng.random(facts) < 0.2
+        synthesis = _Synthesis(view, np.zeros(facts, np.int64), initial)
+        plain = _PlainChecks(view, initial)
+        for _ in range(30):
+            group = set(rng.choice(facts, int(rng.integers(1, facts + 1)), replace=False).tolist())
+            assert synthesis.first_violation(group) == plain.first_violation(group)

@@ -36,11 +36,13 @@ class TaskView(Protocol):
     """What the synthesis reads of a task (``projections._TaskView`` provides it)."""
 
     pre_pos: list[list[int]]
-    eff: list[list[int]]
-    eff_value: list[list[int]]
+    final: list[dict[int, int]]  # per grounding, the value each written fact ends with
+    # The same as arrays: CSR (begin, facts) of the preconditions, and of the effects in order
+    # (begin, facts, values).
+    pre_pos_csr: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+    eff_csr: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
     template_writes: list[set[int]]
     mutable_facts: list[int]
-    writers: dict[int, list[int]]  # per fact, the groundings whose effects write it
 
     def args(self, fact: int) -> list[int]: ...
 
@@ -60,6 +62,40 @@ class _Synthesis:
         for f in view.mutable_facts:
             for position, o in enumerate(view.args(f)):
                 self.slot_facts.setdefault((o, (int(fact_pred[f]), position)), []).append(f)
+        # Per grounding, as CSR rows for first_violation's counts: the facts it makes true, needs,
+        # needs and deletes, and needs and makes true; per fact (CSR), the groundings after
+        # which it is true (only they can make it true).
+        pre_begin, pre_facts = view.pre_pos_csr
+        eff_begin, eff_facts, eff_values = view.eff_csr
+        num_facts = int(
+            max(len(initial), pre_facts.max(initial=-1) + 1, eff_facts.max(initial=-1) + 1)
+        )
+        groundings = len(pre_begin) - 1
+        # Keys grounding * num_facts + fact, in grounding order: each needed fact once (a list
+        # may name one twice), each written fact with the value it ends with (the last write).
+        needed = _last_of_each(pre_begin, pre_facts, num_facts)
+        needed_keys = _pair_keys(pre_begin, num_facts)[needed] + pre_facts[needed]
+        final = _last_of_each(eff_begin, eff_facts, num_facts)
+        final_keys = _pair_keys(eff_begin, num_facts)[final] + eff_facts[final]
+        makes_true = eff_values[final] != 0
+        is_needed = np.isin(final_keys, needed_keys)
+        self._csr = [
+            _csr_of(keys, num_facts, groundings)
+            for keys in (
+                final_keys[makes_true],
+                needed_keys,
+                final_keys[~makes_true & is_needed],
+                final_keys[makes_true & is_needed],
+            )
+        ]
+        added_keys = final_keys[makes_true]
+        by_fact = np.argsort(added_keys % num_facts, kind="stable")
+        self._adders = _csr_of(
+            (added_keys % num_facts)[by_fact] * groundings + added_keys[by_fact] // num_facts,
+            groundings,
+            num_facts,
+        )
+        self._in_group = np.zeros(num_facts, bool)
         # Per grounding (filled on first use): the facts it makes true, the facts it needs and
         # deletes, and the facts it needs (its effects applied in order: the last write wins).
         self._effects: dict[int, tuple[set[int], set[int], set[int]]] = {}
@@ -67,7 +103,7 @@ class _Synthesis:
     def effects(self, g: int) -> tuple[set[int], set[int], set[int]]:
         found = self._effects.get(g)
         if found is None:
-            final = dict(zip(self.view.eff[g], self.view.eff_value[g]))
+            final = self.view.final[g]
             needed = set(self.view.pre_pos[g])
             added = {f for f, v in final.items() if v}
             consumed = {f for f in needed if final.get(f) == 0}
@@ -81,20 +117,22 @@ class _Synthesis:
         """A grounding that may make a second fact of ``group`` true (-1: another reason)."""
         if sum(bool(self.initial[f]) for f in group) > 1 or group & self.written_by_templates:
             return -1
-        for g in sorted({g for f in group for g in self.view.writers.get(f, [])}):
-            added, consumed, needed = self.effects(g)
-            made = added & group
-            if not made:
-                continue
-            required = needed & group
-            if len(required) >= 2:
-                continue  # needs two facts of the group: never applies
-            if len(made) > 1:
-                return g
-            if made & required or consumed & group:
-                continue  # the count does not grow
-            return g
-        return None
+        members = list(group)
+        begin, adders = self._adders
+        candidates = np.unique(np.concatenate([adders[begin[f] : begin[f + 1]] for f in members]))
+        if not len(candidates):
+            return None
+        # Per grounding that makes a fact of the group true, in order, how many facts of the
+        # group it makes true, needs, needs and deletes, and needs and makes true.
+        self._in_group[members] = True
+        made, required, consumed, kept = (
+            _row_counts(begin, values, candidates, self._in_group) for begin, values in self._csr
+        )
+        self._in_group[members] = False
+        # One that needs two facts of the group never applies; one that makes two true, or
+        # makes one true while it neither needs that one nor deletes another, grows the count.
+        grows = (required < 2) & ((made > 1) | ((kept == 0) & (consumed == 0)))
+        return int(candidates[np.argmax(grows)]) if grows.any() else None
 
     def groups(self, o: int) -> list[set[int]]:
         """The maximal invariant candidates about ``o`` (each with at least two facts)."""
@@ -123,6 +161,42 @@ class _Synthesis:
         maximal = [c for c in holding if not any(c < d for d in holding)]
         out = [self.facts(o, c) for c in maximal]
         return [g for g in out if len(g) >= 2]
+
+
+def _pair_keys(begin: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]:
+    """Per value of a CSR table, its row times ``width``."""
+    return np.repeat(np.arange(len(begin) - 1, dtype=np.int64), np.diff(begin)) * width
+
+
+def _last_of_each(
+    begin: npt.NDArray[np.int64], values: npt.NDArray[np.int64], width: int
+) -> npt.NDArray[np.int64]:
+    """The positions in a CSR table of each row's last occurrence of each value, in order."""
+    keys = _pair_keys(begin, width) + values
+    _, first_from_end = np.unique(keys[::-1], return_index=True)
+    return np.sort(len(keys) - 1 - first_from_end)
+
+
+def _csr_of(
+    keys: npt.NDArray[np.int64], width: int, rows: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """A CSR table from sorted keys row * width + value."""
+    begin = np.zeros(rows + 1, np.int64)
+    np.cumsum(np.bincount(keys // width, minlength=rows), out=begin[1:])
+    return begin, keys % width
+
+
+def _row_counts(
+    begin: npt.NDArray[np.int64],
+    values: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+    mask: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.int64]:
+    """Per row of the CSR table (in ``rows``' order), how many of its values ``mask`` marks."""
+    lengths = begin[rows + 1] - begin[rows]
+    owner = np.repeat(np.arange(len(rows)), lengths)
+    at = begin[rows][owner] + np.arange(len(owner)) - (np.cumsum(lengths) - lengths)[owner]
+    return np.bincount(owner[mask[values[at]]], minlength=len(rows))
 
 
 def disjoint_groups(groups: Iterable[list[int]], smallest: int = 3) -> list[list[int]]:

@@ -426,7 +426,6 @@ def _run(
     # The tables are built in Python once per task; the time limit covers that too.
     started = time.perf_counter()
     symmetry_tables = _symmetry_tables(env) if symmetry else None
-    packing = _packing_tables(env)
     # The invariants hold in every state reachable from the task's start. A state restored
     # with set_state may be another one: then neither the packing nor the projections use them.
     bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
@@ -435,6 +434,8 @@ def _run(
         if algorithm == "astar" and heuristic in ("projections", "all")
         else (None, None)
     )
+    # (After the projections, which find the invariants it reads with the task view they build.)
+    packing = _packing_tables(env)
     if projection_tables is not None and _breaks(
         bits, projection_tables["mutex_begin"], projection_tables["mutex_facts"]
     ):

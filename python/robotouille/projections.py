@@ -126,7 +126,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .compile import CompiledTask
-from .domain import Domain, Literal
+from .domain import ActionDef, Domain, Literal
 from .invariants import mutex_groups_by_object, union
 from .problem import Goal, GoalAtom
 from .symmetry import closed_groups, object_swap, task_symmetries
@@ -337,6 +337,15 @@ class _TaskView:
         self.eff = _rows(task.eff_fact)
         self.eff_value = _rows((task.eff_fact[0], task.eff_value[1]))
         self.sfx = _rows(task.sfx_templates)
+        self.pre_pos_csr = (
+            np.asarray(task.pre_pos[0], np.int64),
+            np.asarray(task.pre_pos[1], np.int64),
+        )
+        self.eff_csr = (
+            np.asarray(task.eff_fact[0], np.int64),
+            np.asarray(task.eff_fact[1], np.int64),
+            np.asarray(task.eff_value[1], np.int64),
+        )
         nodes, lits = task.nodes, task.literals
         # Per template: the facts its nodes write and read (about objects that exist from the
         # start), and all it may write; the further facts it reads (the existence facts of the
@@ -397,6 +406,17 @@ class _TaskView:
         for g, started in enumerate(self.sfx):
             for t in started:
                 self.starters.setdefault(t, []).append(g)
+        # Per grounding, the value each written fact ends with (the last write wins). The rows
+        # read it for thousands of groundings each: built once, not once per row.
+        self.final: list[dict[int, int]] = [
+            dict(zip(facts, values)) for facts, values in zip(self.eff, self.eff_value)
+        ]
+        # Per grounding, the facts it reads (true or false) or writes.
+        self.touches: list[frozenset[int]] = [
+            frozenset((*pre, *neg, *eff))
+            for pre, neg, eff in zip(self.pre_pos, self.pre_neg, self.eff)
+        ]
+        self._named: dict[str, frozenset[int]] = {}
 
     def args(self, fact: int) -> list[int]:
         return self._args[fact] if fact < self.num_pred else []
@@ -404,6 +424,15 @@ class _TaskView:
     def named(self, fact: int, predicate: str) -> bool:
         """Whether the fact is a predicate fact of that predicate."""
         return fact < self.num_pred and self._predicate_names[self._fact_pred[fact]] == predicate
+
+    def facts_named(self, predicate: str) -> frozenset[int]:
+        """The predicate facts of that predicate."""
+        found = self._named.get(predicate)
+        if found is None:
+            found = self._named[predicate] = frozenset(
+                f for f in range(self.num_pred) if self.named(f, predicate)
+            )
+        return found
 
 
 def _status_facts(task: CompiledTask, view: _TaskView) -> set[int]:
@@ -436,8 +465,8 @@ def _goal_predicates(task: CompiledTask) -> set[int]:
 
 
 def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
-    begin, values = csr
-    return [values[begin[i] : begin[i + 1]].tolist() for i in range(len(begin) - 1)]
+    begin, values = csr[0].tolist(), csr[1].tolist()  # (list slices: no array per row)
+    return [values[begin[i] : begin[i + 1]] for i in range(len(begin) - 1)]
 
 
 def _goal_subjects(task: CompiledTask) -> set[int]:
@@ -667,13 +696,12 @@ def _hands(
         for free in (f for f in view.mutable_facts if view.args(f) == [robot]):
             group = {free}
             for g in view.writers.get(free, []):
-                effects = dict(zip(view.eff[g], view.eff_value[g]))
+                effects = view.final[g]
                 # Facts about r that flip the other way in the same grounding.
-                group.update(
-                    f
-                    for f, v in effects.items()
-                    if f != free and v != effects[free] and robot in view.args(f)
-                )
+                flipped = 1 - effects[free]
+                for f, v in effects.items():
+                    if v == flipped and f not in group and robot in view.args(f):
+                        group.add(f)
             if len(group) > 1 and _group_invariant(view, group, view.task.initial_bits):
                 hand_facts |= group
                 for f in group - {free}:
@@ -690,16 +718,15 @@ def _group_invariant(view: _TaskView, group: set[int], initial: npt.NDArray[np.b
     if any(view.template_writes[t] & group for t in range(len(view.template_writes))):
         return False
     for g in sorted({g for f in group for g in view.writers.get(f, [])}):
-        effects = dict(zip(view.eff[g], view.eff_value[g]))  # the last write wins
-        added = [f for f, v in effects.items() if v and f in group]
-        deleted = [f for f, v in effects.items() if not v and f in group]
-        if not added and not deleted:
+        effects = view.final[g]  # the last write wins
+        changed = group.intersection(effects)
+        if not changed:
             continue
-        required = [f for f in view.pre_pos[g] if f in group]
+        added = [f for f in changed if effects[f]]
+        deleted = {f for f in changed if not effects[f]}
+        required = group.intersection(view.pre_pos[g])
         # One group fact required and deleted, exactly one added (or none touched at all).
-        if len(added) != 1 or len(required) != 1 or required[0] not in deleted:
-            return False
-        if any(f not in required for f in deleted):
+        if len(added) != 1 or len(required) != 1 or deleted != required:
             return False
     return True
 
@@ -1079,6 +1106,8 @@ _STACK_ACTIONS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
 def _stack_shapes(domain: Domain) -> bool:
     """Whether every action that writes a stack predicate has one of the stack shapes.
 
+    Found once per domain (each search's tables ask several times).
+
     An action matches a shape of ``_STACK_ACTIONS`` when some renaming of its parameters makes
     it need at least the shape's literals and write exactly its stack literals (immediate
     effects; no special effect may write them). Then every state reached from one where each
@@ -1090,16 +1119,22 @@ def _stack_shapes(domain: Domain) -> bool:
     at no station. Each shape keeps this: a put-down needs the station empty or the top item,
     a pick-up needs the item clear and at the bottom (so alone) or atop another.
     """
-    if not _only_actions_write(domain, _STACK_PREDICATES):
-        return False
-    for action in domain.actions:
-        writes = {_text(lit) for lit in action.immediate_fx if lit.predicate in _STACK_PREDICATES}
-        if not writes:
-            continue
-        needs = {_text(lit) for lit in action.precons}
-        if not any(_matches(needs, writes, shape, list(action.params)) for shape in _STACK_ACTIONS):
-            return False
-    return True
+    found: bool | None = domain.__dict__.get("_stack_shapes")
+    if found is None:
+        # (A frozen dataclass: the cache goes into its __dict__ directly.)
+        found = domain.__dict__["_stack_shapes"] = _only_actions_write(
+            domain, _STACK_PREDICATES
+        ) and all(_stack_action(action) for action in domain.actions)
+    return found
+
+
+def _stack_action(action: ActionDef) -> bool:
+    """Whether the action writes no stack predicate or has one of the stack shapes."""
+    writes = {_text(lit) for lit in action.immediate_fx if lit.predicate in _STACK_PREDICATES}
+    needs = {_text(lit) for lit in action.precons}
+    return not writes or any(
+        _matches(needs, writes, shape, list(action.params)) for shape in _STACK_ACTIONS
+    )
 
 
 def _matches(
@@ -1179,7 +1214,9 @@ def implied_goal_task(task: CompiledTask) -> CompiledTask:
     out = copy.copy(task)
     out.__dict__.pop("_planner_tables", None)
     out.__dict__.pop("_symmetries", None)
-    out.__dict__["_object_invariants"] = object_invariants(task)
+    # It shares the source task's dynamics, so its invariants and swap checks too: found from
+    # whichever task comes first (see object_invariants and symmetry's checker).
+    out.__dict__["_dynamics_source"] = task
     out.problem = dataclasses.replace(
         task.problem, goal=Goal((*goal.atoms, *implied), goal.variables)
     )
@@ -1598,6 +1635,14 @@ def _lift_stacks(task: CompiledTask) -> list[int]:
     ]
 
 
+def _first_in(facts: list[int], values: dict[int, int]) -> int | None:
+    """The value of the first of the facts that has one, or None."""
+    for f in facts:
+        if f in values:
+            return values[f]
+    return None
+
+
 def _charges(
     view: _TaskView,
     projected: list[int],
@@ -1620,11 +1665,11 @@ def _charges(
     charged: list[int] = []
     movers: set[int] = set()
     for g in range(len(view.eff)):
-        held = [
-            hold_fact_object[f] for f in (*view.pre_pos[g], *view.eff[g]) if f in hold_fact_object
-        ]
-        if held:
-            charged.append(held[0])
+        held = _first_in(view.pre_pos[g], hold_fact_object)
+        if held is None:
+            held = _first_in(view.eff[g], hold_fact_object)
+        if held is not None:
+            charged.append(held)
             continue
         changed = set(view.eff[g])
         for t in view.sfx[g]:
@@ -1656,17 +1701,16 @@ def object_invariants(
     :func:`implied_goal_task` shares its source task's sets (the goal plays no part in them,
     and the search swaps objects as the source task allows).
     """
-    cached: dict[int, list[list[int]]] | None = task.__dict__.get("_object_invariants")
+    source: CompiledTask = task.__dict__.get("_dynamics_source", task)
+    cached: dict[int, list[list[int]]] | None = source.__dict__.get("_object_invariants")
     if cached is None:
+        # (A task from implied_goal_task has its source's dynamics, so its view serves.)
         view = view or _TaskView(task)
         objects = [o for o in range(len(task.objects)) if not task.may_vanish[o]]
         found = mutex_groups_by_object(view, task.fact_pred, task.initial_bits, objects)
-        kept = {
-            tuple(g)
-            for g in closed_groups(union(found.values()), task_symmetries(task))
-        }
+        kept = {tuple(g) for g in closed_groups(union(found.values()), task_symmetries(source))}
         cached = {o: [g for g in groups if tuple(g) in kept] for o, groups in found.items()}
-        task.__dict__["_object_invariants"] = cached
+        source.__dict__["_object_invariants"] = cached
     return cached
 
 
@@ -1891,22 +1935,25 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     rows: list[tuple[list[int], ...]] = []
 
     named = view.named
+    owner: list[int] = task.owner.tolist()
+    nothing_facts = view.facts_named("nothing")
+    loc_facts = view.facts_named("loc")
+    container_at_facts = view.facts_named("container_at")
 
     def frees_hand(g: int) -> bool:
-        return any(
-            value == 1 and named(f, "nothing") for f, value in zip(view.eff[g], view.eff_value[g])
+        return not nothing_facts.isdisjoint(view.eff[g]) and any(
+            value == 1 and f in nothing_facts for f, value in zip(view.eff[g], view.eff_value[g])
         )
 
     def containers_needed(g: int) -> set[int]:
         """The containers that grounding g needs at its acting robot's station."""
-        robot = int(task.owner[g])
-        stations = {
-            a for f in view.pre_pos[g] if named(f, "loc") for a in view.args(f) if a != robot
-        }
+        pre = view.pre_pos[g]
+        if container_at_facts.isdisjoint(pre):
+            return set()
+        robot = owner[g]
+        stations = {a for f in pre if f in loc_facts for a in view.args(f) if a != robot}
         return {
-            view.args(f)[0]
-            for f in view.pre_pos[g]
-            if named(f, "container_at") and view.args(f)[1] in stations
+            view.args(f)[0] for f in pre if f in container_at_facts and view.args(f)[1] in stations
         }
 
     all_hold_facts = {f for pairs in hold.values() for _, f in pairs}
@@ -1930,13 +1977,15 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     hand_overs: set[int] = set()
     receivers: set[int] = set()
     for g in range(len(view.eff)):
-        if int(task.owner[g]) < 0:
+        if owner[g] < 0:
             continue
         containers = containers_needed(g)
+        if not containers:
+            continue
         if frees_hand(g):
             for c in containers:
                 freeing_at.setdefault(c, []).append(g)
-        if containers and (frees_hand(g) or (containers_meet and keeps_held(g))):
+        if frees_hand(g) or (containers_meet and keeps_held(g)):
             hand_overs.add(g)
             receivers |= containers
 
@@ -1976,6 +2025,9 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 for slot, at in sorted(robots_at.get(view.args(f)[1], [])):
                     hand_over_places += [slot, at, f]
 
+    # Per grounding (filled on first use): whether it changes where its own robot stands.
+    moves_itself: dict[int, bool] = {}
+
     def arrival_codes(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], ...]:
         """Per relevant grounding its arrival code, and the colocated pairs (see the tables)."""
         held = {
@@ -1987,31 +2039,44 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         codes: list[int] = []
         triples: set[tuple[int, int, int]] = set()  # also without arrivals: the lifts read them
         for g in relevant:
-            robot = int(task.owner[g])
+            robot = owner[g]
             if robot not in slot_of:
                 codes.append(0)
                 continue
-            effects = dict(zip(view.eff[g], view.eff_value[g]))
-            code = 0
-            if any(robot in view.args(f) for f in robot_place & effects.keys()):
-                code |= 1
-            if any(effects.get(f) == 0 for f in held):
-                code |= 2
-            if any(effects.get(f) == 1 for f in held):
-                code |= 4
-                for at in (f for f in view.pre_pos[g] if f in robot_place):
-                    station = {a for a in view.args(at) if a not in view.robots}
-                    triples.update(
-                        (slot_of[robot], at, f)
-                        for f in view.pre_pos[g]
-                        if f in facts and f not in robot_place and station & set(view.args(f))
-                    )
-            # A hand-over puts o into a container at the robot's station, or needs one there
-            # while o stays in the robot's hand.
-            keeps_o = any(f in view.pre_pos[g] and effects.get(f) != 0 for f in held)
-            puts_o = code & 2 and frees_hand(g)
-            if hand_overs_apply and g in hand_overs and (puts_o or keeps_o):
-                code |= 8
+            moved = moves_itself.get(g)
+            if moved is None:
+                places = robot_place.intersection(view.final[g])
+                moved = moves_itself[g] = any(robot in view.args(f) for f in places)
+            code = 1 if moved else 0
+            # (Only a grounding that reads or writes o's hold facts picks, drops, keeps or
+            # hands o over.)
+            if not held.isdisjoint(view.touches[g]):
+                effects = view.final[g]
+                keeps_o = False  # it needs o in the robot's hand and leaves it there
+                for f in held:
+                    value = effects.get(f)
+                    if value == 0:
+                        code |= 2
+                    elif value == 1:
+                        code |= 4
+                    if value != 0 and f in view.pre_pos[g]:
+                        keeps_o = True
+                if code & 4:
+                    for at in (f for f in view.pre_pos[g] if f in robot_place):
+                        station = {a for a in view.args(at) if a not in view.robots}
+                        triples.update(
+                            (slot_of[robot], at, f)
+                            for f in view.pre_pos[g]
+                            if f in facts and f not in robot_place and station & set(view.args(f))
+                        )
+                # A hand-over puts o into a container at the robot's station (drops o and
+                # frees the hand), or needs one there while o stays in the robot's hand.
+                if (
+                    hand_overs_apply
+                    and g in hand_overs
+                    and (keeps_o or (code & 2 and frees_hand(g)))
+                ):
+                    code |= 8
             if g in freeing:
                 code |= ARRIVAL_FREED
             codes.append(code + ARRIVAL_SLOT * slot_of[robot] if code and arrivals_apply else 0)
@@ -2129,16 +2194,22 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             twins: dict[tuple[object, ...], set[int]] = {}
             fits = True
             for g, code in zip(relevant, codes):
-                pre, neg = set(view.pre_pos[g]) & facts, set(view.pre_neg[g]) & facts
-                effects = {f: v for f, v in zip(view.eff[g], view.eff_value[g]) if f in facts}
-                if not (pre | neg | effects.keys()) & place:
+                if place.isdisjoint(view.touches[g]):  # (place is part of facts)
                     continue
+                pre = facts.intersection(view.pre_pos[g])
                 stands = pre & place
-                if int(task.owner[g]) != robot or neg & place or len(stands) != 1:
+                if owner[g] != robot or not place.isdisjoint(view.pre_neg[g]) or len(stands) != 1:
                     fits = False
                     break
                 (here,) = stands
-                if effects.keys() & place:  # a move: from here to one other station, no more
+                moves_robot = not place.isdisjoint(view.final[g])
+                if not moves_robot and (
+                    held & pre or any((slot, here, f) in colocated for f in pre)
+                ):
+                    continue  # it holds o, or stands where it could pick o up: not away
+                neg = facts.intersection(view.pre_neg[g])
+                effects = {f: v for f, v in view.final[g].items() if f in facts}
+                if moves_robot:  # a move: from here to one other station, no more
                     there = [f for f, v in effects.items() if v == 1 and f in place]
                     if (
                         pre != {here}
@@ -2150,8 +2221,6 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                         fits = False
                         break
                     moves[(station_of[here], station_of[there[0]])] = code
-                elif held & pre or any((slot, here, f) in colocated for f in pre):
-                    continue  # it holds o, or stands where it could pick o up: not away
                 else:
                     shape = (
                         code,

@@ -90,6 +90,7 @@ class _Checker:
         self.mentions = {
             int(o): np.flatnonzero((args == o).any(axis=1)) for o in np.unique(args[args >= 0])
         }
+        self._verified: dict[tuple[int, int], tuple[IntArray, IntArray] | None] = {}
 
     def fact_map(self, a: int, b: int) -> IntArray:
         """The fact permutation of swapping objects a and b."""
@@ -130,7 +131,21 @@ class _Checker:
         return perm
 
     def verify(self, a: int, b: int) -> tuple[IntArray, IntArray] | None:
-        """(fact map, template map) when swapping a and b is an automorphism, else None."""
+        """(fact map, template map) when swapping a and b is an automorphism, else None.
+
+        Computed once per pair (the maps are read-only): the symmetries, the shared rows and the
+        robot swaps ask about many of the same pairs.
+        """
+        pair = (min(a, b), max(a, b))
+        if pair not in self._verified:
+            found = self._verify(a, b)
+            if found is not None:
+                for array in found:
+                    array.flags.writeable = False
+            self._verified[pair] = found
+        return self._verified[pair]
+
+    def _verify(self, a: int, b: int) -> tuple[IntArray, IntArray] | None:
         task = self.task
         facts = self.fact_map(a, b)
         if {int(facts[f]) for f in self.static_true} != self.static_true:
@@ -261,6 +276,20 @@ def _goal_fixed(task: CompiledTask) -> tuple[set[int], list[set[int]]]:
     return constants, [set(c) for c in task.goal_candidates]
 
 
+def _checker(task: CompiledTask) -> _Checker:
+    """The task's checker, built once (its tables take a moment).
+
+    A task that shares another's dynamics (``_dynamics_source``: the same facts, groundings,
+    effects, templates and start; only the goal differs) shares its checker, which reads only
+    those.
+    """
+    source: CompiledTask = task.__dict__.get("_dynamics_source", task)
+    checker = source.__dict__.get("_swap_checker")
+    if checker is None:
+        checker = source.__dict__["_swap_checker"] = _Checker(source)
+    return checker
+
+
 def object_swap(task: CompiledTask, a: int, b: int) -> tuple[IntArray, IntArray, IntArray] | None:
     """The fact, template and grounding maps of swapping objects a and b, or None.
 
@@ -287,9 +316,7 @@ def object_swap(task: CompiledTask, a: int, b: int) -> tuple[IntArray, IntArray,
         or b >= task.num_initial_objects
     ):
         return None
-    checker = task.__dict__.get("_swap_checker")
-    if checker is None:  # its tables take a moment: built once per task
-        checker = task.__dict__["_swap_checker"] = _Checker(task)
+    checker = _checker(task)
     found = _accepted_swap(checker, candidate_sets, a, b)
     groundings = checker.grounding_map(a, b) if found is not None else None
     return None if found is None or groundings is None else (*found, groundings)
@@ -322,7 +349,7 @@ def find_symmetries(task: CompiledTask, *, fixed_objects: set[int] | None = None
     """
     constants, candidate_sets = _goal_fixed(task)
     fixed = set(constants) | set(fixed_objects or ())
-    checker = _Checker(task)
+    checker = _checker(task)
     classes: list[list[int]] = []
     generators: list[list[tuple[IntArray, IntArray]]] = []
     for members in _candidate_groups(task, fixed):
