@@ -96,6 +96,7 @@ class _Synthesis:
             num_facts,
         )
         self._in_group = np.zeros(num_facts, bool)
+        self._making = np.zeros(groundings, bool)
         # Per grounding (filled on first use): the facts it makes true, the facts it needs and
         # deletes, and the facts it needs (its effects applied in order: the last write wins).
         self._effects: dict[int, tuple[set[int], set[int], set[int]]] = {}
@@ -119,7 +120,10 @@ class _Synthesis:
             return -1
         members = list(group)
         begin, adders = self._adders
-        candidates = np.unique(np.concatenate([adders[begin[f] : begin[f + 1]] for f in members]))
+        for f in members:
+            self._making[adders[begin[f] : begin[f + 1]]] = True
+        candidates = np.flatnonzero(self._making)  # (in order, each once)
+        self._making[candidates] = False
         if not len(candidates):
             return None
         # Per grounding that makes a fact of the group true, in order, how many facts of the

@@ -292,9 +292,12 @@ def _relocation_tables(env: Env) -> list[int]:
             robot[g] = r
             moves.setdefault(r, set()).add((x, y))
         for pairs in moves.values():
+            # Every two moves x -> y -> z (z not x) need the move x -> z.
+            reach: dict[int, set[int]] = {}
             for x, y in pairs:
-                if any(z != x and (x, z) not in pairs for (y2, z) in pairs if y2 == y):
-                    return {"robot": []}
+                reach.setdefault(x, set()).add(y)
+            if any(reach.get(y, set()) - ys - {x} for x, ys in reach.items() for y in ys):
+                return {"robot": []}
         return {"robot": robot.tolist()}
 
     return _cached_tables(env, ("relocations",), build)["robot"]

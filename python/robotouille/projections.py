@@ -2115,7 +2115,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 if all(
                     f in view.pre_pos[g]
                     for g in view.writers.get(f, [])
-                    if dict(zip(view.eff[g], view.eff_value[g])).get(f) == 0
+                    if view.final[g].get(f) == 0
                 )
             ]
             group = set(kept)
