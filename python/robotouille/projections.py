@@ -398,10 +398,15 @@ class _TaskView:
         self._args = [[o for o in row if o >= 0] for row in self.fact_args.tolist()]
         self._predicate_names = [p.name for p in task.domain.predicates]
         self._fact_pred = task.fact_pred.tolist()
-        self.writers: dict[int, list[int]] = {}
-        for g, written in enumerate(self.eff):
-            for f in written:
-                self.writers.setdefault(f, []).append(g)
+        # (By a stable sort of the effects by fact: a grounding that writes a fact twice is
+        # listed twice, as a loop over the effects would list it.)
+        begin, written = self.eff_csr[0], self.eff_csr[1]
+        by_fact = np.argsort(written, kind="stable")
+        writer = np.repeat(np.arange(len(begin) - 1), np.diff(begin))[by_fact]
+        facts, first = np.unique(written[by_fact], return_index=True)
+        self.writers: dict[int, list[int]] = dict(
+            zip(facts.tolist(), (part.tolist() for part in np.split(writer, first[1:])))
+        )
         self.starters: dict[int, list[int]] = {}
         for g, started in enumerate(self.sfx):
             for t in started:
@@ -1664,6 +1669,7 @@ def _charges(
     hold_fact_object = {f: o for o, facts in hold.items() for _, f in facts}
     charged: list[int] = []
     movers: set[int] = set()
+    grounding_args: list[list[int]] = task.grounding_args.tolist()
     for g in range(len(view.eff)):
         held = _first_in(view.pre_pos[g], hold_fact_object)
         if held is None:
@@ -1676,7 +1682,7 @@ def _charges(
             changed |= view.template_writes[t]
         changed -= status
         touched = {a for f in changed for a in view.args(f)}
-        args = [int(a) for a in task.grounding_args[g] if a >= 0]
+        args = [a for a in grounding_args[g] if a >= 0]
         first = next((a for a in args if a in projected_set and a in touched), -1)
         if first < 0:  # about created objects only (boiling water): their creator's, the
             # one it names where it names one (the pot the water boils in)
