@@ -79,23 +79,26 @@ class _Synthesis:
         final_keys = _pair_keys(eff_begin, num_facts)[final] + eff_facts[final]
         makes_true = eff_values[final] != 0
         # (A search in the sorted keys: np.isin sorts both sides, several times slower here.)
-        at = np.minimum(np.searchsorted(needed_keys, final_keys), max(len(needed_keys) - 1, 0))
-        is_needed = needed_keys[at] == final_keys if len(needed_keys) else final_keys < 0
+        is_needed = np.zeros(len(final_keys), bool)
+        if len(needed_keys):
+            at = np.minimum(np.searchsorted(needed_keys, final_keys), len(needed_keys) - 1)
+            is_needed = needed_keys[at] == final_keys
+        added_keys = final_keys[makes_true]
         self._csr = [
             _csr_of(keys, num_facts, groundings)
             for keys in (
-                final_keys[makes_true],
+                added_keys,
                 needed_keys,
                 final_keys[~makes_true & is_needed],
                 final_keys[makes_true & is_needed],
             )
         ]
-        added_keys = final_keys[makes_true]
-        by_fact = np.argsort(added_keys % num_facts, kind="stable")
+        # The same pairs keyed fact * groundings + grounding (a stable sort keeps each fact's
+        # groundings in order).
+        added_facts, adding = added_keys % num_facts, added_keys // num_facts
+        by_fact = np.argsort(added_facts, kind="stable")
         self._adders = _csr_of(
-            (added_keys % num_facts)[by_fact] * groundings + added_keys[by_fact] // num_facts,
-            groundings,
-            num_facts,
+            added_facts[by_fact] * groundings + adding[by_fact], groundings, num_facts
         )
         self._in_group = np.zeros(num_facts, bool)
         self._making = np.zeros(groundings, bool)
