@@ -400,12 +400,12 @@ class _TaskView:
         self._fact_pred = task.fact_pred.tolist()
         # (By a stable sort of the effects by fact: a grounding that writes a fact twice is
         # listed twice, as a loop over the effects would list it.)
-        begin, written = self.eff_csr[0], self.eff_csr[1]
+        eff_begin, written = self.eff_csr[0], self.eff_csr[1]
         by_fact = np.argsort(written, kind="stable")
-        writer = np.repeat(np.arange(len(begin) - 1), np.diff(begin))[by_fact]
-        facts, first = np.unique(written[by_fact], return_index=True)
+        writer = np.repeat(np.arange(len(eff_begin) - 1), np.diff(eff_begin))[by_fact]
+        written_facts, starts = np.unique(written[by_fact], return_index=True)
         self.writers: dict[int, list[int]] = dict(
-            zip(facts.tolist(), (part.tolist() for part in np.split(writer, first[1:])))
+            zip(written_facts.tolist(), (part.tolist() for part in np.split(writer, starts[1:])))
         )
         self.starters: dict[int, list[int]] = {}
         for g, started in enumerate(self.sfx):
