@@ -23,17 +23,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import subprocess
 import sys
 import time
 from typing import Any
 
-if os.environ.get("ROBOTOUILLE_OLD_SITE"):
-    # Before anything imports robotouille: the older install comes first, and an editable
-    # install of the current checkout, which redirects imports ahead of sys.path, is set aside.
-    sys.meta_path = [f for f in sys.meta_path if "editable" not in type(f).__module__]
-    sys.path.insert(0, os.environ["ROBOTOUILLE_OLD_SITE"])
+# (Before anything imports robotouille: it puts an older install ahead where asked.)
+from old_site import run_worker
 
 DATASETS = ("synchronous", "asynchronous", "multi_agent")
 
@@ -72,13 +67,7 @@ def worker(seeds: list[int]) -> None:
 
 def run_side(old_site: str | None, seeds: list[int]) -> list[dict[str, Any]]:
     """Runs the worker in a fresh interpreter on the old install (or the current one)."""
-    env = dict(os.environ)
-    env.pop("ROBOTOUILLE_OLD_SITE", None)
-    if old_site:
-        env["ROBOTOUILLE_OLD_SITE"] = old_site
-    command = [sys.executable, __file__, "--worker", *(str(s) for s in seeds)]
-    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return run_worker(old_site, [__file__, "--worker", *(str(s) for s in seeds)])
 
 
 def main() -> None:

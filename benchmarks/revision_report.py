@@ -23,18 +23,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 from typing import Any
 
-if os.environ.get("ROBOTOUILLE_OLD_SITE"):
-    # Before anything imports robotouille (workloads does): the older install comes first, and
-    # an editable install of the current checkout, which redirects imports ahead of sys.path,
-    # is set aside.
-    sys.meta_path = [f for f in sys.meta_path if "editable" not in type(f).__module__]
-    sys.path.insert(0, os.environ["ROBOTOUILLE_OLD_SITE"])
-
+# (old_site first: it puts an older install ahead before workloads imports robotouille.)
+from old_site import run_worker
 from workloads import reference_root
 
 DEFAULT_FILES = ["asynchronous/8", "asynchronous/9", "multi_agent/6", "multi_agent/8"]
@@ -73,14 +66,8 @@ def run_side(
     old_site: str | None, time_limit: float, threads: int, names: list[str], bound_only: bool
 ) -> list[dict[str, Any]]:
     """Runs the worker in a fresh interpreter on the old install (or the current one)."""
-    env = dict(os.environ)
-    env.pop("ROBOTOUILLE_OLD_SITE", None)
-    if old_site:
-        env["ROBOTOUILLE_OLD_SITE"] = old_site
-    command = [sys.executable, __file__, "--worker", "--time-limit", str(time_limit)]
-    command += ["--threads", str(threads), *(["--bound-only"] if bound_only else []), *names]
-    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    arguments = [__file__, "--worker", "--time-limit", str(time_limit), "--threads", str(threads)]
+    return run_worker(old_site, [*arguments, *(["--bound-only"] if bound_only else []), *names])
 
 
 def main() -> None:
