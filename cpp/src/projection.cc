@@ -138,13 +138,13 @@ constexpr uint32_t kMaxTimerChoices = 8;
 // The key of a row's sink (projection.h, "Repeated timers"): its length is no real key's (8, 16
 // or 24 bytes, then 4 + 4 per node for each listed template), and its bits read as none.
 constexpr char kSinkBytes[sizeof(ProjectionHeuristic::Bits::w) + 1] = {};
+constexpr std::string_view kSinkKey(kSinkBytes, sizeof(kSinkBytes));
 
 // The hash a row's timed keys are indexed by (construction) and looked up by (lookup()).
 uint32_t key_hash(std::string_view key) {
   return static_cast<uint32_t>(
       hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
 }
-constexpr std::string_view kSinkKey(kSinkBytes, sizeof(kSinkBytes));
 
 // Per template (in the given order), its family (projection.h, "Repeated timers"): templates
 // whose trees have the same shape, goals and effects share one; only their conditions may
