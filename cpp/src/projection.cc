@@ -2004,8 +2004,14 @@ void ProjectionHeuristic::canonical_robots(const Projection& p, std::string& key
     at += 4 + 4 * static_cast<size_t>(task_.spec.template_count[t]);
   }
   if (p.sorted_timers) {
-    std::stable_sort(listed.begin(), listed.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    // Stable, by insertion: a key lists a few templates, and std::stable_sort would allocate
+    // its buffer for every key (this runs for every step of construction).
+    for (size_t i = 1; i < listed.size(); ++i) {
+      const auto moving = listed[i];
+      size_t j = i;
+      for (; j > 0 && listed[j - 1].first > moving.first; --j) listed[j] = listed[j - 1];
+      listed[j] = moving;
+    }
   }
   swapped_key_.assign(reinterpret_cast<const char*>(image.w), p.key_bytes);
   for (const auto& [t, at] : listed) {
@@ -2484,6 +2490,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     raw_targets.clear();
     target_cost.clear();
   };
+  // The robot slots of key_ that colocated_slots() finds, as place() left them (placing, and
+  // the history bits, change none of them): set_history() reads them.
+  Bits key_here;
   // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
   // a move sets its robot's arrival bit, putting the object down (or, for a container, freeing
   // the hand at its station) clears it; a pick sets its robot's fresh-pick bit, a move or
@@ -2511,9 +2520,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     // Canonical history (projection.h): a robot away from the object moves before it next
     // picks it up, or puts it down first, so setting its bit now changes no pick's cost and
     // merges states that differ only there.
-    const Bits here = p.arrival_bit >= 0 ? colocated_slots(p, next) : Bits{};
     for (int32_t k = 0; k < p.arrival_slots; ++k) {
-      if (!here.test(k)) next.set(p.arrival_bit + k);
+      if (!key_here.test(k)) next.set(p.arrival_bit + k);
     }
     write_bits(key_, next, p.key_bytes);
   };
@@ -2577,12 +2585,14 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     if (inside >= 2) mutexes.push_back(mask);
   }
   // Places key_'s away robots (see "Away robots"), before its invariants are tested; counts
-  // the keys where some away robot had nowhere to stand.
+  // the keys where some away robot had nowhere to stand. Sets key_here for set_history().
   int64_t unplaced = 0;
   auto place = [&]() {
-    if (p.away_slots.empty()) return;
+    if (p.arrival_bit < 0) return;  // (no arrival bits: no away robots either)
     Bits bits = read_bits(key_, p.key_bytes);
-    if (!place_away(p, bits, colocated_slots(p, bits))) ++unplaced;
+    key_here = colocated_slots(p, bits);
+    if (p.away_slots.empty()) return;
+    if (!place_away(p, bits, key_here)) ++unplaced;
     write_bits(key_, bits, p.key_bytes);
   };
   auto violates = [&]() {  // whether key_'s facts break an invariant
@@ -3249,30 +3259,8 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
   return lookup(p);
 }
 
-ProjectionHeuristic::Bits ProjectionHeuristic::canonical_arrivals(const Projection& p, Bits bits,
-                                                                  const Bits& here) {
-  for (int32_t k = 0; k < p.arrival_slots; ++k) bits.assign(p.arrival_bit + k, !here.test(k));
-  return bits;
-}
-
 ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, const Bits& bits) {
   return p.away_slots.empty() ? Bits{} : away_now(p, bits, colocated_slots(p, bits));
-}
-
-ProjectionHeuristic::Bits ProjectionHeuristic::away_now(const Projection& p, const Bits& bits,
-                                                        const Bits& here) {
-  Bits away;
-  for (size_t k = 0; k < p.away_slots.size(); ++k) {
-    if (p.away_slots[k].free(bits) && !here.test(static_cast<int32_t>(k))) {
-      away.set(static_cast<int32_t>(k));
-    }
-  }
-  return away;
-}
-
-bool ProjectionHeuristic::slot_away(const Projection& p, int32_t slot, const Bits& bits) {
-  if (static_cast<size_t>(slot) >= p.away_slots.size()) return false;
-  return p.away_slots[static_cast<size_t>(slot)].free(bits) && !colocated(p, slot, bits);
 }
 
 bool ProjectionHeuristic::place_away(const Projection& p, Bits& bits, const Bits& here,
@@ -3353,30 +3341,6 @@ bool ProjectionHeuristic::must_move_to_hand_over(const Projection& p, int32_t sl
   return std::none_of(hand_over_places_.begin(), hand_over_places_.end(), [&](const auto& at) {
     return at.slot == slot && test_bit(words, at.robot_at) && test_bit(words, at.container_at);
   });
-}
-
-bool ProjectionHeuristic::colocated(const Projection& p, int32_t slot, const Bits& bits) {
-  if (static_cast<size_t>(slot) >= p.slot_places.size()) return false;
-  const Bits& places = p.slot_places[static_cast<size_t>(slot)];
-  const auto words = static_cast<int32_t>(p.key_bytes / 8);
-  for (int32_t w = 0; w < words; ++w) {
-    // A robot stands at one place: usually a single bit.
-    for (uint64_t at = bits.w[w] & places.w[w]; at != 0; at &= at - 1) {
-      if (p.objects_at[static_cast<size_t>(w * 64 + std::countr_zero(at))].meets(bits)) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-ProjectionHeuristic::Bits ProjectionHeuristic::colocated_slots(const Projection& p,
-                                                               const Bits& bits) {
-  Bits here;
-  for (size_t k = 0; k < p.slot_places.size(); ++k) {
-    if (colocated(p, static_cast<int32_t>(k), bits)) here.set(static_cast<int32_t>(k));
-  }
-  return here;
 }
 
 int32_t ProjectionHeuristic::lookup(const Projection& p) const {

@@ -850,22 +850,58 @@ class ProjectionHeuristic {
   // The bits a state's bound is read with: a robot standing where it could pick the object up
   // without moving (in `here`, from colocated_slots()) has its arrival bit clear, every other
   // robot has it set (projection.h); fresh-pick bits stay.
-  static Bits canonical_arrivals(const Projection& p, Bits bits, const Bits& here);
+  static Bits canonical_arrivals(const Projection& p, Bits bits, const Bits& here) {
+    for (int32_t k = 0; k < p.arrival_slots; ++k) bits.assign(p.arrival_bit + k, !here.test(k));
+    return bits;
+  }
   // Whether the robot in `slot` must move before it can hand p's object over (see
   // "Hand-overs").
   bool must_move_to_hand_over(const Projection& p, int32_t slot, const Bits& bits,
                               const uint64_t* words) const;
+  // These four are defined here, not in projection.cc: construction calls them for every step
+  // of every abstract state (tens of millions of times for a row of a million states), and
+  // out of line their calls cost more than their bodies.
+  //
   // The robot slots (as bits) that stand where they could pick the object up without moving.
-  static Bits colocated_slots(const Projection& p, const Bits& bits);
+  static Bits colocated_slots(const Projection& p, const Bits& bits) {
+    Bits here;
+    for (size_t k = 0; k < p.slot_places.size(); ++k) {
+      if (colocated(p, static_cast<int32_t>(k), bits)) here.set(static_cast<int32_t>(k));
+    }
+    return here;
+  }
   // Whether the robot in `slot` does.
-  static bool colocated(const Projection& p, int32_t slot, const Bits& bits);
+  static bool colocated(const Projection& p, int32_t slot, const Bits& bits) {
+    if (static_cast<size_t>(slot) >= p.slot_places.size()) return false;
+    const Bits& places = p.slot_places[static_cast<size_t>(slot)];
+    for (int32_t w = 0; w < kBitsWords; ++w) {  // (places has no bits past the key's words)
+      // A robot stands at one place: usually a single bit.
+      for (uint64_t at = bits.w[w] & places.w[w]; at != 0; at &= at - 1) {
+        if (p.objects_at[static_cast<size_t>(w * 64 + std::countr_zero(at))].meets(bits)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
   // The slots of the robots that are away in `bits` and placed (see "Away robots"), given the
   // slots that colocated_slots() finds there.
-  static Bits away_now(const Projection& p, const Bits& bits, const Bits& here);
+  static Bits away_now(const Projection& p, const Bits& bits, const Bits& here) {
+    Bits away;
+    for (size_t k = 0; k < p.away_slots.size(); ++k) {
+      if (p.away_slots[k].free(bits) && !here.test(static_cast<int32_t>(k))) {
+        away.set(static_cast<int32_t>(k));
+      }
+    }
+    return away;
+  }
   // The same, asking colocated_slots() itself (none without away robots).
   static Bits away_now(const Projection& p, const Bits& bits);
   // Whether away_now() has `slot`, asking only about that slot's robot.
-  static bool slot_away(const Projection& p, int32_t slot, const Bits& bits);
+  static bool slot_away(const Projection& p, int32_t slot, const Bits& bits) {
+    if (static_cast<size_t>(slot) >= p.away_slots.size()) return false;
+    return p.away_slots[static_cast<size_t>(slot)].free(bits) && !colocated(p, slot, bits);
+  }
   // Places the away robots of `bits` where the row keeps them (see "Away robots"), given the
   // slots that colocated_slots() finds there (placing changes none of them). False where some
   // away robot has no station to stand at (no real state): `bits` then stay as they were.
