@@ -1911,16 +1911,21 @@ void ProjectionHeuristic::project(const Projection& p, const uint64_t* words,
   }
   if (p.sorted_timers) std::sort(listed_.begin(), listed_.end());
   for (const auto& [key_id, t] : listed_) {
-    key_.append(reinterpret_cast<const char*>(&key_id), 4);
     const int32_t first = task_.spec.template_first[t];
-    for (int32_t node = first; node < first + task_.spec.template_count[t]; ++node) {
+    const int32_t count = task_.spec.template_count[t];
+    // The template's id and node words, written in place (one resize, not an append each).
+    size_t at = key_.size();
+    key_.resize(at + 4 + 4 * static_cast<size_t>(count));
+    std::memcpy(key_.data() + at, &key_id, 4);
+    for (int32_t node = first; node < first + count; ++node) {
       int32_t word = counters[task_.node_offset + node];
       // Coarse timers (see "Timers"): a running timer's progress as 0 or "1 or more".
       if (p.coarse_timers && task_.spec.node_type[node] == kDelayedNode &&
           !(word & kCompleted) && (word & kProgressMask) > 1) {
         word = (word & ~kProgressMask) | 1;
       }
-      key_.append(reinterpret_cast<const char*>(&word), 4);
+      at += 4;
+      std::memcpy(key_.data() + at, &word, 4);
     }
   }
 }
@@ -2962,9 +2967,28 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       }
     };
     auto visit_bucket = [&](int32_t bucket) {
-      for (int32_t i = bucket_begin[bucket]; i < bucket_begin[bucket + 1]; ++i) {
-        const auto& [need_true, need_false] = conditions[i];
-        if (bits.covers(need_true) && !bits.meets(need_false)) visit(actions[i]);
+      // The conditions lie in F, within the key's words: a row of one word tests one, not
+      // kBitsWords (this test runs for every action of every bucket a state visits).
+      auto scan = [&]<int32_t words>() {
+        for (int32_t i = bucket_begin[bucket]; i < bucket_begin[bucket + 1]; ++i) {
+          const auto& [need_true, need_false] = conditions[i];
+          bool hold = true;
+          for (int32_t w = 0; w < words; ++w) {
+            hold = hold && (bits.w[w] & need_true.w[w]) == need_true.w[w] &&
+                   (bits.w[w] & need_false.w[w]) == 0;
+          }
+          if (hold) visit(actions[i]);
+        }
+      };
+      switch (p.key_bytes) {
+        case 8:
+          scan.template operator()<1>();
+          break;
+        case 16:
+          scan.template operator()<2>();
+          break;
+        default:
+          scan.template operator()<kBitsWords>();
       }
     };
     for (int32_t w = 0; w < kBitsWords; ++w) {
