@@ -858,9 +858,9 @@ class ProjectionHeuristic {
   // "Hand-overs").
   bool must_move_to_hand_over(const Projection& p, int32_t slot, const Bits& bits,
                               const uint64_t* words) const;
-  // These four are defined here, not in projection.cc: construction calls them for every step
-  // of every abstract state (tens of millions of times for a row of a million states), and
-  // out of line their calls cost more than their bodies.
+  // These four, like canonical_arrivals() above, are defined here, not in projection.cc:
+  // construction calls them for every step of every abstract state (tens of millions of times
+  // for a row of a million states), and out of line their calls cost more than their bodies.
   //
   // The robot slots (as bits) that stand where they could pick the object up without moving.
   static Bits colocated_slots(const Projection& p, const Bits& bits) {
