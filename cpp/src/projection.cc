@@ -2495,15 +2495,13 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     raw_targets.clear();
     target_cost.clear();
   };
-  // The robot slots of key_ that colocated_slots() finds, as place() left them (placing, and
-  // the history bits, change none of them): set_history() reads them.
-  Bits key_here;
-  // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr):
+  // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr),
+  // given key_'s colocated slots `here` (from place(); the history bits change none of them):
   // a move sets its robot's arrival bit, putting the object down (or, for a container, freeing
   // the hand at its station) clears it; a pick sets its robot's fresh-pick bit, a move or
   // putting the object down clears it; the idle bit is set by the groundings after which the
   // robot idles at the object, kept by waiting and cleared by every other step.
-  auto set_history = [&](const Bits& bits, const LocalAction* a) {
+  auto set_history = [&](const Bits& bits, const LocalAction* a, const Bits& here) {
     if (p.arrival_bit < 0 && p.idle_bit < 0) return;
     Bits next = read_bits(key_, p.key_bytes);
     if (p.idle_bit >= 0) {
@@ -2526,7 +2524,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     // picks it up, or puts it down first, so setting its bit now changes no pick's cost and
     // merges states that differ only there.
     for (int32_t k = 0; k < p.arrival_slots; ++k) {
-      if (!key_here.test(k)) next.set(p.arrival_bit + k);
+      if (!here.test(k)) next.set(p.arrival_bit + k);
     }
     write_bits(key_, next, p.key_bytes);
   };
@@ -2590,15 +2588,17 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     if (inside >= 2) mutexes.push_back(mask);
   }
   // Places key_'s away robots (see "Away robots"), before its invariants are tested; counts
-  // the keys where some away robot had nowhere to stand. Sets key_here for set_history().
+  // the keys where some away robot had nowhere to stand. Returns key_'s colocated slots, which
+  // placing changes none of (set_history() reads them).
   int64_t unplaced = 0;
   auto place = [&]() {
-    if (p.arrival_bit < 0) return;  // (no arrival bits: no away robots either)
+    if (p.arrival_bit < 0) return Bits{};  // (no arrival bits: no away robots either)
     Bits bits = read_bits(key_, p.key_bytes);
-    key_here = colocated_slots(p, bits);
-    if (p.away_slots.empty()) return;
-    if (!place_away(p, bits, key_here)) ++unplaced;
+    const Bits here = colocated_slots(p, bits);
+    if (p.away_slots.empty()) return here;
+    if (!place_away(p, bits, here)) ++unplaced;
     write_bits(key_, bits, p.key_bytes);
+    return here;
   };
   auto violates = [&]() {  // whether key_'s facts break an invariant
     Bits bits = read_bits(key_, p.key_bytes);
@@ -2894,17 +2894,17 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     // The step by `a` (whose conditions in F hold) into `next`, its effects applied, at `cost`.
     auto take = [&](const LocalAction& a, const Bits& next, int32_t cost) {
       auto add_edge = [&]() {
-        place();
+        const Bits here = place();
         if (violates()) return;
-        set_history(bits, &a);
+        set_history(bits, &a, here);
         add_target(cost);
       };
       if (a.grounding < 0) {  // another creator's creation: no real step of this row's
         key_ = key;
         write_bits(key_, next, p.key_bytes);
-        place();
+        const Bits here = place();
         if (violates()) return;
-        set_history(bits, nullptr);
+        set_history(bits, nullptr, here);
         add_target(0);
         return;
       }
@@ -3005,9 +3005,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     if (too_many_choices) return false;
     for (size_t w = 0; w < waits.size(); ++w) {
       key_ = waits[w];
-      place();
+      const Bits here = place();
       if (violates()) continue;  // (it never does: no template writes an invariant's fact)
-      set_history(bits, nullptr);
+      set_history(bits, nullptr, here);
       // Waiting while the robot idles at the object is a real step charged to nobody.
       add_target(idling ? 1 : 0);
     }
