@@ -13,8 +13,9 @@ time limit, only those it has no optimal length for (each entry records its time
 ``--witnesses`` finds, for every instance left without an optimal length, a plan that is not
 necessarily optimal (``algorithm="agenda"``: the goal's atoms a few at a time) and records it
 with its length as ``witness`` and ``upper_bound``: proof that the instance is solvable, replayed
-by tests/test_datasets.py. ``--improve-witnesses`` plans those with a witness again too and keeps
-the shorter plan.
+by tests/test_datasets.py (a step whose text names an earlier valid action too is recorded as
+``{"action": name, "args": [...]}``). ``--improve-witnesses`` plans those with a witness again
+too and keeps the shorter plan.
 
 Each search also gets a memory budget (``--memory-gb``, by default 60% of the machine's memory
 shared among the threads): a long search that outgrows it stops with its proven bound, like
@@ -63,6 +64,15 @@ def _shown(entry: dict[str, Any]) -> str:
     return f">={entry['lower_bound']}{upper}"
 
 
+def _witness_step(action: Any) -> Any:
+    """A plan's action as the manifest's witness lists it: its text, or where the plan gives
+    it structured (its text names an earlier valid action too), ``{"action", "args"}``."""
+    if isinstance(action, str):
+        return action
+    name, args = action
+    return {"action": name, "args": list(args)}
+
+
 def _add_witnesses(
     entries: list[dict[str, Any]],
     instances: list[datasets.Instance],
@@ -95,7 +105,7 @@ def _add_witnesses(
                 continue
             shortened += "witness" in entry
             entry["upper_bound"] = found.length
-            entry["witness"] = found.actions
+            entry["witness"] = [_witness_step(action) for action in found.actions]
             entry["witness_seconds"] = round(found.stats.seconds, 3)
         elif isinstance(found, UnsolvableError):
             raise RuntimeError(f"{entry['key']}: the goal is unreachable ({found})")

@@ -295,6 +295,8 @@ def test_witness_plans_reach_their_goals(entry: dict[str, Any]) -> None:
     assert entry["lower_bound"] <= entry["upper_bound"] == len(entry["witness"])
     env = _entry_env(entry)
     for i, action in enumerate(entry["witness"]):
+        if isinstance(action, dict):  # structured, where its text names another action too
+            action = (action["action"], action["args"])
         _, _, terminated, _, _ = env.step(action)
         assert terminated == (i == len(entry["witness"]) - 1)
 

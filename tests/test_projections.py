@@ -1953,6 +1953,41 @@ def test_each_pot_pays_for_the_water_it_makes() -> None:
     assert_within_steps_to_go(env, plan)
 
 
+def _two_potato_soups() -> dict[str, Any]:
+    """The bundled multi_agent/10 kitchen with one robot and both soups, each of water and a
+    potato only: either pot can make either water, or one pot both, one after the other."""
+    layout: dict[str, Any] = json.loads(
+        bundled_environment_path(
+            "multi_agent/10_potato_tomato_chicken_soup_potato_cheese_onion_soup"
+        ).read_text()
+    )
+    kept = {"potato", "water", "bowl", "table"}
+    layout["goal"] = [atom for atom in layout["goal"] if set(atom["args"]) <= kept]
+    layout["items"] = [item for item in layout["items"] if item["name"] == "potato"]
+    layout["players"] = layout["players"][:1]
+    return layout
+
+
+def test_plan_actions_replay_where_two_valid_actions_share_a_text() -> None:
+    """The optimal plan fills one pot twice and boils both waters in it: "Boil pot2's
+    contents ..." then names two valid actions, and env.step takes the first. Plan.actions
+    gives such a step in its structured form, so that the plan replays; every other step is
+    its text."""
+    layout = _two_potato_soups()
+    plan = robotouille.plan(robotouille.load(layout))
+    kinds = {type(action) for action in plan.actions}
+    assert kinds == {str, tuple}
+    for action, structured in zip(plan.actions, plan.structured, strict=True):
+        assert isinstance(action, str) or action == structured
+    replay(robotouille.load(layout), plan)
+    replay(robotouille.load(layout), plan, structured=True)
+    # Its texts alone do not reach the goal: the first boil is taken twice.
+    env = robotouille.load(layout)
+    for structured in plan.structured:
+        env.step(_core.action_text(env.task.core, env.task.grounding_id(*structured)))
+    assert not env.goal_reached()
+
+
 def test_malformed_creator_tables_are_rejected() -> None:
     env = robotouille.load(_soup_with_two_pots())
     task = planning._implied_task(env)

@@ -22,10 +22,11 @@ import os
 import random
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from . import datasets
+from . import _core, datasets
 from .domains import list_bundled_environments
-from .env import MODES, load
+from .env import MODES, Env, load
 from .errors import InvalidActionError, RobotouilleError, SearchLimitError
 from .generate import DEFAULT_MAX_ATTEMPTS, generate
 from .planning import _HEURISTICS, plan
@@ -74,6 +75,22 @@ batch finds (about a tenth of a search's time), so the speed-up flattens, while 
 keeps caches of its own."""
 
 
+def _shown(env: Env, action: Any) -> str:
+    """A plan's action as text.
+
+    A structured one (its text names an earlier valid action too, see Plan.actions) shows its
+    name and arguments after the text.
+    """
+    if action is None:
+        return "(none)"
+    if isinstance(action, str):
+        return action
+    name, args = action
+    grounding = env.task.grounding_id(name, tuple(args))
+    text = "" if grounding is None else _core.action_text(env.task.core, grounding)
+    return f"{text} [{name}({', '.join(args)})]"
+
+
 def _plan(args: argparse.Namespace) -> int:
     env = load(args.env, args.domain, mode=args.mode)
     try:
@@ -91,9 +108,8 @@ def _plan(args: argparse.Namespace) -> int:
         print(f"robotouille: search stopped at its {exc.limit} limit: {exc.stats}", file=sys.stderr)
         return 3
     for i, action in enumerate(result.actions, 1):
-        if isinstance(action, list):
-            action = " | ".join("(none)" if a is None else a for a in action)
-        print(f"{i:3d}. {action}")
+        entries = action if isinstance(action, list) else [action]
+        print(f"{i:3d}. " + " | ".join(_shown(env, entry) for entry in entries))
     kind = "Plan (not necessarily optimal)" if args.algorithm == "agenda" else "Optimal plan"
     print(f"\n{kind}: {result.length} steps ({args.algorithm}, {env.mode} mode).")
     print(f"Search: {result.stats}.")

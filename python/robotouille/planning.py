@@ -126,10 +126,12 @@ class Plan:
     Attributes:
         actions: One entry per step, replayable with ``env.step`` from the state the plan was
             computed for: an action text, or in ``simultaneous`` mode a list with one action
-            text (or ``None``) per robot.
+            text (or ``None``) per robot. Where a step's text also names a valid action listed
+            before it (two waters in one pot: "Boil pot1's contents ..." for either), which
+            ``env.step`` would take instead, the entry is the step's structured form.
         structured: The same steps as ``(action name, arguments)`` tuples (``None`` for no
             action), also replayable with ``env.step``; unambiguous even where two groundings
-            share a text (possible in hand-written domains).
+            share a text.
         length: The number of steps (``len(actions)``), minimal for ``"astar"`` and ``"bfs"``.
         algorithm: ``"astar"``, ``"bfs"`` or ``"agenda"``.
         mode: The env's mode (decision D3).
@@ -494,14 +496,44 @@ def _run(
     name = env.task.grounding_name
     if env.mode == "simultaneous":
         steps = _without_idle_entries(env, steps)
-        actions: list[Any] = [
-            [None if g < 0 else _core.action_text(core, g) for g in step] for step in steps
-        ]
         structured: list[Any] = [[None if g < 0 else name(g) for g in step] for step in steps]
     else:
-        actions = [_core.action_text(core, step[0]) for step in steps]
         structured = [name(step[0]) for step in steps]
+    actions = _replayable_actions(env, structured)
     return Plan(actions, structured, len(actions), algorithm, env.mode, stats)
+
+
+def _replayable_actions(env: Env, structured: Sequence[Any]) -> list[Any]:
+    """A plan's steps as ``env.step`` replays them from the env's state.
+
+    Each step is its action's text, or its structured form where that text also names a valid
+    action listed before it. Texts leave out arguments that are mostly determined by the
+    others, so two valid actions can share one: with two waters in one pot (filled twice before
+    the first filling ends), "Boil pot1's contents ..." boils either, and ``env.step`` takes the
+    first listed, as the original's agents do. The planner may need the other (reference
+    semantics, §3.4).
+    """
+    walker = Env(env.task, mode=env.mode)
+    walker.set_state(env.get_state())
+    joint = env.mode == "simultaneous"
+    actions: list[Any] = []
+    for step in structured:
+        if joint:
+            robots: list[str | None] = list(walker.robots)
+        else:
+            turn = walker.mode == "turn_based" and bool(walker.robots)
+            robots = [walker.current_robot if turn else None]
+        entries: list[Any] = []
+        for entry, robot in zip(step if joint else [step], robots, strict=True):
+            if entry is None:
+                entries.append(None)
+                continue
+            grounding = _grounding(env, entry)
+            text = walker._text(grounding)
+            entries.append(text if walker._resolve_one(text, robot) == grounding else entry)
+        actions.append(entries if joint else entries[0])
+        walker.step(step)
+    return actions
 
 
 def _replay_joint(
@@ -919,10 +951,7 @@ def _agenda_run(
         structured = _one_per_step(env, sequential.structured)
         if scheduled is not None and len(scheduled) < len(structured):
             structured = scheduled
-        actions = [
-            [None if e is None else _core.action_text(env.task.core, _grounding(env, e)) for e in s]
-            for s in structured
-        ]
+        actions = _replayable_actions(env, structured)
         pending.clear()
     while pending:
         group = pending.popleft()
