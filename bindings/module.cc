@@ -384,6 +384,40 @@ nb::dict stats_dict(const robotouille::SearchStats& stats) {
   return d;
 }
 
+// A search's projection_limits dict (see "search" below) over the default caps.
+robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
+  robotouille::ProjectionLimits l;
+  if (limits.is_none()) return l;
+  for (auto [key, value] : nb::cast<nb::dict>(limits)) {
+    const std::string name = nb::cast<std::string>(key);
+    const bool counts_states = name.ends_with("_states");
+    if (counts_states && !nb::isinstance<nb::int_>(value)) {
+      throw std::invalid_argument("projection limit '" + name + "' is no integer");
+    }
+    if (name == "max_states") {
+      l.max_states = nb::cast<int64_t>(value);
+    } else if (name == "max_total_states") {
+      l.max_total_states = nb::cast<int64_t>(value);
+    } else if (name == "upgrade_states") {
+      l.upgrade_states = nb::cast<int64_t>(value);
+    } else if (name == "upgrade_total_states") {
+      l.upgrade_total_states = nb::cast<int64_t>(value);
+    } else if (name == "upgrade_seconds") {
+      l.upgrade_seconds = nb::cast<double>(value);
+    } else if (name == "exact_timers") {
+      l.exact_timers = nb::cast<bool>(value);
+    } else if (name == "timer_sinks") {
+      l.timer_sinks = nb::cast<bool>(value);
+    } else {
+      throw std::invalid_argument("unknown projection limit '" + name + "'");
+    }
+    if (name != "exact_timers" && name != "timer_sinks" && nb::cast<double>(value) < 0) {
+      throw std::invalid_argument("projection limit '" + name + "' is negative");
+    }
+  }
+  return l;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -628,36 +662,7 @@ NB_MODULE(_core, m) {
         }
         // Kept alive by the caller's reference for the whole call.
         if (!projection_task.is_none()) o.projection_task = &nb::cast<const Task&>(projection_task);
-        if (!projection_limits.is_none()) {
-          robotouille::ProjectionLimits& l = o.projection_limits;
-          for (auto [key, value] : nb::cast<nb::dict>(projection_limits)) {
-            const std::string name = nb::cast<std::string>(key);
-            const bool counts_states = name.ends_with("_states");
-            if (counts_states && !nb::isinstance<nb::int_>(value)) {
-              throw std::invalid_argument("projection limit '" + name + "' is no integer");
-            }
-            if (name == "max_states") {
-              l.max_states = nb::cast<int64_t>(value);
-            } else if (name == "max_total_states") {
-              l.max_total_states = nb::cast<int64_t>(value);
-            } else if (name == "upgrade_states") {
-              l.upgrade_states = nb::cast<int64_t>(value);
-            } else if (name == "upgrade_total_states") {
-              l.upgrade_total_states = nb::cast<int64_t>(value);
-            } else if (name == "upgrade_seconds") {
-              l.upgrade_seconds = nb::cast<double>(value);
-            } else if (name == "exact_timers") {
-              l.exact_timers = nb::cast<bool>(value);
-            } else if (name == "timer_sinks") {
-              l.timer_sinks = nb::cast<bool>(value);
-            } else {
-              throw std::invalid_argument("unknown projection limit '" + name + "'");
-            }
-            if (name != "exact_timers" && name != "timer_sinks" && nb::cast<double>(value) < 0) {
-              throw std::invalid_argument("projection limit '" + name + "' is negative");
-            }
-          }
-        }
+        o.projection_limits = projection_limits_from(projection_limits);
         // Polled from the searching thread with the GIL released: take it briefly to run
         // Python's signal handlers (Ctrl-C in the main thread), the caller's cancel check and,
         // every progress_every seconds, its progress callback. An exception in either stops
@@ -740,7 +745,7 @@ NB_MODULE(_core, m) {
       "projection_bounds",
       [](const Task& t, Array<const uint64_t, nb::shape<-1, -1>> words,
          Array<const int32_t, nb::shape<-1, -1>> counters, nb::dict projections,
-         nb::object projection_task, bool incremental) {
+         nb::object projection_task, bool incremental, nb::object projection_limits) {
         check_rows(t, words.shape(0), words.shape(1), "words");
         if (counters.shape(0) != words.shape(0) || words.shape(0) == 0 ||
             counters.shape(1) != static_cast<size_t>(t.num_counters)) {
@@ -751,9 +756,11 @@ NB_MODULE(_core, m) {
         const Task& projected =
             projection_task.is_none() ? t : nb::cast<const Task&>(projection_task);
         const auto spec = projection_spec(projections);
+        const robotouille::ProjectionLimits limits = projection_limits_from(projection_limits);
         std::vector<int32_t> bounds(words.shape(0));
         nb::gil_scoped_release release;
-        robotouille::ProjectionHeuristic h(projected, *spec, &words(0, 0), &counters(0, 0));
+        robotouille::ProjectionHeuristic h(projected, *spec, &words(0, 0), &counters(0, 0), {},
+                                           limits);
         for (size_t b = 0; b < words.shape(0); ++b) {
           if (!incremental) h.forget();
           const int32_t value = h.evaluate(&words(b, 0), &counters(b, 0));
@@ -763,9 +770,10 @@ NB_MODULE(_core, m) {
       },
       nb::arg("task"), nb::arg("words").noconvert(), nb::arg("counters").noconvert(),
       nb::arg("projections"), nb::arg("projection_task").none() = nb::none(),
-      nb::arg("incremental") = true,
+      nb::arg("incremental") = true, nb::arg("projection_limits").none() = nb::none(),
       "The projection bound (robotouille.projections' tables, built from the first state) of "
       "each state in turn (-1: provably unreachable). incremental: each evaluation reuses what "
       "the one before found for the facts that did not change, as the search's do; False "
-      "evaluates each state afresh (for tests).");
+      "evaluates each state afresh (for tests). projection_limits: the caps on building the "
+      "tables, as search() takes them (its defaults without a time limit), or None.");
 }

@@ -1988,6 +1988,16 @@ def test_plan_actions_replay_where_two_valid_actions_share_a_text() -> None:
     assert not env.goal_reached()
 
 
+def test_projection_bounds_rejects_unknown_limits() -> None:
+    env = robotouille.load(_two_potato_soups())
+    tables, task = planner_tables(env)
+    words, counters = env._words[:1].copy(), env._counters[:1].copy()
+    with pytest.raises(ValueError, match="unknown projection limit 'max_rows'"):
+        _core.projection_bounds(
+            env.task.core, words, counters, tables, task, projection_limits={"max_rows": 1}
+        )
+
+
 def test_malformed_creator_tables_are_rejected() -> None:
     env = robotouille.load(_soup_with_two_pots())
     task = planning._implied_task(env)

@@ -112,7 +112,7 @@ def heuristic_value(task: Task, words: Annotated[NDArray[numpy.uint64], dict(sha
     The A* heuristic's lower bound on steps to the goal (-1: provably unreachable).
     """
 
-def projection_bounds(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu', writable=False)], projections: dict, projection_task: object | None = None, incremental: bool = True) -> list[int]:
+def projection_bounds(task: Task, words: Annotated[NDArray[numpy.uint64], dict(shape=(None, None), order='C', device='cpu', writable=False)], counters: Annotated[NDArray[numpy.int32], dict(shape=(None, None), order='C', device='cpu', writable=False)], projections: dict, projection_task: object | None = None, incremental: bool = True, projection_limits: object | None = None) -> list[int]:
     """
-    The projection bound (robotouille.projections' tables, built from the first state) of each state in turn (-1: provably unreachable). incremental: each evaluation reuses what the one before found for the facts that did not change, as the search's do; False evaluates each state afresh (for tests).
+    The projection bound (robotouille.projections' tables, built from the first state) of each state in turn (-1: provably unreachable). incremental: each evaluation reuses what the one before found for the facts that did not change, as the search's do; False evaluates each state afresh (for tests). projection_limits: the caps on building the tables, as search() takes them (its defaults without a time limit), or None.
     """
