@@ -1968,6 +1968,38 @@ def _two_potato_soups() -> dict[str, Any]:
     return layout
 
 
+def test_a_pots_two_waters_cost_at_least_one_of_them() -> None:
+    """Under caps that build a pot's row for both waters only as its coarse fallback (6 at the
+    start, against 8 in the full row for either water alone), the pair still reads 8: a plan
+    that makes both waters maps into the row of each. The bound stays within the steps to go
+    along an optimal plan, under those caps and the default ones."""
+    layout = _two_potato_soups()
+    env = robotouille.load(layout)
+    small = {"max_states": 40_000, "upgrade_states": 40_000}
+    assert bound(env, limits=small) == 15  # 13 with the fallback read alone
+    plan = robotouille.plan(env)
+    assert plan.length == 32
+    words, counters = [], []
+    for action in [*plan.structured, None]:
+        words.append(env._words[0].copy())
+        counters.append(env._counters[0].copy())
+        if action is not None:
+            env.step(action)
+    assert env.goal_reached()
+    tables, task = planner_tables(robotouille.load(layout))
+    for limits in (small, None):
+        bounds = _core.projection_bounds(
+            env.task.core,
+            np.stack(words),
+            np.stack(counters),
+            tables,
+            task,
+            projection_limits=limits,
+        )
+        assert bounds[0] == (15 if limits else bound(robotouille.load(layout)))
+        assert all(0 <= b <= plan.length - i for i, b in enumerate(bounds))
+
+
 def test_plan_actions_replay_where_two_valid_actions_share_a_text() -> None:
     """The optimal plan fills one pot twice and boils both waters in it: "Boil pot2's
     contents ..." then names two valid actions, and env.step takes the first. Plan.actions

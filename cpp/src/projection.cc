@@ -1487,13 +1487,14 @@ void ProjectionHeuristic::add_creator_costs(const uint64_t* words) {
         for (size_t c = 0; c < combos; ++c) costs[c] = row[p.column_of[c]];
       }
     }
-    // A row not built, or a state it never reached, reads the most of its subsets' rows: a
-    // real plan under an assignment that gives this creator a set maps into the row of each
-    // subset too (the objects left out are then its own creations, the row's goal is part).
+    // Every set reads the most of its own row and its subsets' rows: a real plan under an
+    // assignment that gives this creator a set maps into the row of each subset too (the
+    // objects left out are then its own creations, the row's goal is part). A set's row, where
+    // built, may still read less than a subset's: it may be a coarser fallback, or a state it
+    // never reached reads 0.
     for (size_t k = 0; k < g.row_of.size(); ++k) {
-      const int32_t i = g.row_of[k];
       const size_t mask = k & (masks - 1);
-      if (mask == 0 || (i >= 0 && ids_[i] >= 0)) continue;
+      if (mask == 0) continue;
       int32_t* costs = variant_costs_.data() + k * combos;
       for (size_t sub = (mask - 1) & mask; sub != 0; sub = (sub - 1) & mask) {
         const int32_t* of_sub = variant_costs_.data() + (k - mask + sub) * combos;

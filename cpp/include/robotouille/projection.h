@@ -294,8 +294,10 @@
  * state in which an object of W is in another creator (a "forbidden" fact of the row) is under
  * no such assignment, since that creator owns it, so the row reads kUnreached there. A real
  * plan under an assignment that gives p the set W also maps into p's row for every subset of W
- * (the objects left out are p's own creations, and the row's goal is part of W's), so a row not
- * built, or a state it never reached, reads the most of its subsets' rows (0 for a singleton).
+ * (the objects left out are p's own creations, and the row's goal is part of W's), so W reads
+ * the most of its own row and its subsets' rows: a row not built, or a state it never reached,
+ * counts 0 there, and a coarser fallback row for W may read less than a full row for a subset
+ * (multi_agent/10 seed 84: 8 for a pot's two waters, 11 for one of them).
  *
  * Shared rows: where swapping the objects a and b of two rows maps the task onto itself (its
  * dynamics and goal; python/robotouille/symmetry.py verifies it) and a's row onto b's (facts,
