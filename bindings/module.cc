@@ -402,6 +402,8 @@ robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
       l.upgrade_states = nb::cast<int64_t>(value);
     } else if (name == "upgrade_total_states") {
       l.upgrade_total_states = nb::cast<int64_t>(value);
+    } else if (name == "retry_states") {
+      l.retry_states = nb::cast<int64_t>(value);
     } else if (name == "upgrade_seconds") {
       l.upgrade_seconds = nb::cast<double>(value);
     } else if (name == "exact_timers") {
@@ -713,9 +715,10 @@ NB_MODULE(_core, m) {
       "projection_task: the task the projections are built for (the same task with implied "
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
-      "upgrade_total_states, upgrade_seconds), exact_timers (true: keep every timer's exact "
-      "progress, for comparisons; see projection.h) and timer_sinks (false: never lead repeated "
-      "timers to a sink, for comparisons; see projection.h), or None. relocations: per "
+      "upgrade_total_states, retry_states, upgrade_seconds), exact_timers (true: keep every "
+      "timer's exact progress, for comparisons; see projection.h) and timer_sinks (false: never "
+      "lead repeated timers to a sink, for comparisons; see projection.h), or None. "
+      "relocations: per "
       "grounding, the robot it only moves between stations, or -1 (in centralized mode a robot "
       "that just moved is offered neither a move nor a no-op; see search.h), or empty for none. "
       "weight: A* with f = g + weight * h; above 1 the plan is not necessarily optimal (see "

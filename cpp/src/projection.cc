@@ -601,12 +601,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   const int64_t max_states = limits.max_states, max_total = limits.max_total_states;
   // A full row that repeats timers is built with a sink when predicted larger than this
   // without: the upgrade cap, and under caps grown with a long time limit still the cap before
-  // growing (retry_states keeps it). On multi_agent/8 seed 84 a chicken's row, tried without the
+  // growing (sink_states keeps it). On multi_agent/8 seed 84 a chicken's row, tried without the
   // sink under caps grown 6 times, did not fit and left its fallback: the start bound fell from
   // 48 (the default caps) to 42 at 30 s; seed 336 from 47 to 42.
-  const int64_t sink_above = limits.retry_states >= 0
-                                 ? std::min(limits.retry_states, limits.upgrade_states)
-                                 : limits.upgrade_states;
+  const int64_t sink_above = limits.sink_states >= 0   ? limits.sink_states
+                             : limits.retry_states >= 0 ? std::min(limits.retry_states,
+                                                                   limits.upgrade_states)
+                                                        : limits.upgrade_states;
   auto seconds = [&]() { return std::chrono::duration<double>(clock::now() - started).count(); };
   // Rows are built on builders (copies of this heuristic's construction state without its
   // rows: build() writes only the builder's scratch, counters and rows), up to limits.threads

@@ -564,7 +564,16 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   auto scaled = [scale](int64_t cap) {
     return static_cast<int64_t>(static_cast<double>(cap) * scale);
   };
-  if (limits.retry_states < 0) limits.retry_states = limits.upgrade_states;
+  const int64_t unscaled = limits.upgrade_states;
+  if (limits.sink_states < 0) {
+    limits.sink_states =
+        limits.retry_states >= 0 ? std::min(limits.retry_states, unscaled) : unscaled;
+  }
+  if (limits.retry_states < 0) {
+    const double retry_scale =
+        std::clamp(limits.upgrade_seconds / kRetryCapSeconds, 1.0, std::max(scale, 1.0));
+    limits.retry_states = static_cast<int64_t>(static_cast<double>(unscaled) * retry_scale);
+  }
   limits.upgrade_states = scaled(limits.upgrade_states);
   limits.upgrade_total_states = scaled(limits.upgrade_total_states);
   return limits;

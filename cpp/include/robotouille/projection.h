@@ -513,6 +513,10 @@ constexpr int32_t kArrivalSlot = 32;
 inline constexpr double kUpgradeShare = 0.5;
 inline constexpr double kUpgradeCapSeconds = 2.5;
 inline constexpr double kMaxUpgradeCapScale = 6.0;
+// A retried row's cap grows by one upgrade cap per this many seconds of the upgrade share (not
+// below the unscaled cap, nor above the scaled one): unchanged up to a 20 s search, the scaled
+// upgrade cap at 120 s.
+inline constexpr double kRetryCapSeconds = 10.0;
 inline constexpr double kConstructionBytesPerState = 400.0;
 struct ProjectionLimits {
   int64_t max_states = 120'000;
@@ -521,11 +525,16 @@ struct ProjectionLimits {
   int64_t upgrade_total_states = 2'400'000;
   double upgrade_seconds = 0;
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
-  // A search that scales the upgrade caps keeps this one: a retry's predicted size comes from
-  // a failed enumeration, and on multi_agent/10 the pots' retries, let grow, took the whole
-  // upgrade share and then failed, so that no full row was upgraded. A full row that repeats
-  // timers gets a sink where predicted above this one too (see "Repeated timers").
+  // A search that scales the upgrade caps grows this one more slowly (kRetryCapSeconds): a
+  // retry's predicted size comes from a failed enumeration, and on multi_agent/10 the pots'
+  // retries, let grow as fast, took the whole upgrade share and then failed, so that no full
+  // row was upgraded; a 120 s search has the time for them (seeds 210 and 294:
+  // start bounds 59 instead of 52 and 51).
   int64_t retry_states = -1;
+  // A full row that repeats timers gets a sink where predicted above this (see "Repeated
+  // timers"), or -1: the retry cap where set (at most upgrade_states), else upgrade_states. A
+  // search that scales the upgrade caps keeps this at the caps before growing.
+  int64_t sink_states = -1;
   int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
   bool timer_sinks = true;    // false: no row gets a sink (see "Repeated timers"); likewise
