@@ -571,7 +571,7 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   }
   if (limits.retry_states < 0) {
     const double retry_scale =
-        std::clamp(limits.upgrade_seconds / kRetryCapSeconds, 1.0, std::max(scale, 1.0));
+        std::clamp(limits.upgrade_seconds / kRetryCapSeconds, 1.0, scale);  // (scale > 1 here)
     limits.retry_states = static_cast<int64_t>(static_cast<double>(unscaled) * retry_scale);
   }
   limits.upgrade_states = scaled(limits.upgrade_states);
