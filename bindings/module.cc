@@ -645,11 +645,13 @@ NB_MODULE(_core, m) {
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
          nb::object projections, nb::object packing, nb::object projection_task,
          nb::object projection_limits, std::vector<int32_t> relocations, int32_t weight,
-         nb::object progress, double progress_every, int32_t threads, int32_t batch) {
+         int32_t weight_denominator, nb::object progress, double progress_every, int32_t threads,
+         int32_t batch) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
         o.weight = weight;
+        o.weight_denominator = weight_denominator;
         o.threads = threads;
         o.batch = batch;
         if (!packing.is_none()) {
@@ -706,8 +708,8 @@ NB_MODULE(_core, m) {
       nb::arg("projection_task").none() = nb::none(),
       nb::arg("projection_limits").none() = nb::none(),
       nb::arg("relocations") = std::vector<int32_t>{}, nb::arg("weight") = 1,
-      nb::arg("progress").none() = nb::none(), nb::arg("progress_every") = 1.0,
-      nb::arg("threads") = 1, nb::arg("batch") = 0,
+      nb::arg("weight_denominator") = 1, nb::arg("progress").none() = nb::none(),
+      nb::arg("progress_every") = 1.0, nb::arg("threads") = 1, nb::arg("batch") = 0,
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
@@ -721,8 +723,8 @@ NB_MODULE(_core, m) {
       "relocations: per "
       "grounding, the robot it only moves between stations, or -1 (in centralized mode a robot "
       "that just moved is offered neither a move nor a no-op; see search.h), or empty for none. "
-      "weight: A* with f = g + weight * h; above 1 the plan is not necessarily optimal (see "
-      "search.h). "
+      "weight, weight_denominator: A* with f = g + w * h, w = weight / weight_denominator "
+      "(at least 1); above 1 the plan is not necessarily optimal (see search.h). "
       "progress: called every progress_every seconds of the search with its statistics so far "
       "(a dict like the returned one), or None; an exception it raises stops the search and "
       "is raised from here. threads: A* expands states on that many threads (the plan and the "

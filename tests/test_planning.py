@@ -13,9 +13,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import time
 from collections import deque
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -35,7 +37,7 @@ from robotouille import (
 from robotouille.__main__ import main
 from robotouille.domain import load_domain
 from robotouille.domains import default_domain_path
-from robotouille.planning import _relocation_shape, _relocation_tables
+from robotouille.planning import WEIGHT_DENOMINATOR, _relocation_shape, _relocation_tables
 from robotouille.projections import object_invariants
 from robotouille.testing.strategies import domains_and_environments
 
@@ -410,18 +412,62 @@ def test_an_unreachable_goal_is_reported() -> None:
 
 @pytest.mark.parametrize("task", ["2", "6", "7"])
 def test_weighted_astar_plans_within_its_weight_of_the_optimum(task: str) -> None:
-    """Weighted A* (the agenda's fallback for its stages) gives up optimality, boundedly."""
+    """Weighted A* (plan's weight; the agenda's fallback for its stages) gives up optimality,
+    boundedly, fractional weights included."""
     (inst,) = datasets.load("synchronous", seeds=[42], tasks=[task])
     env = inst.load()
     optimum = robotouille.optimal_length(env)
-    for weight in (2, 3):
-        plan = planning._run(env, "astar", "projections", None, None, None, None, weight=weight)
+    for weight in (1.0625, 1.5, 2, 3):
+        plan = robotouille.plan(env, weight=weight)
+        assert plan.weight == Fraction(weight)
         assert optimum <= plan.length <= weight * optimum
         assert plan.stats.bound == 0  # proves no bound
         replay(env, plan)
         env.reset()
+    # A weight that rounds to 1 is plain A*.
+    plain = robotouille.plan(env, weight=1.001)
+    assert (plain.weight, plain.length, plain.stats.bound) == (1, optimum, optimum)
+    # The nearest fraction with a small denominator (the search's layers are in its units).
+    assert robotouille.plan(env, weight=1.1).weight == Fraction(11, 10)
+    assert robotouille.plan(env, weight=math.pi).weight.denominator <= WEIGHT_DENOMINATOR
+
+
+@pytest.mark.parametrize("weight", [0, 0.99, -2, math.nan, math.inf, True, "2", None])
+def test_a_weight_below_one_or_not_a_number_is_refused(weight: Any) -> None:
+    env = _knife_problem()
     with pytest.raises(ValueError, match="weight"):
-        planning._run(env, "astar", "projections", None, None, None, None, weight=0)
+        robotouille.plan(env, weight=weight)
+    with pytest.raises(ValueError, match="weight"):
+        robotouille.plan_many([env], weight=weight)
+
+
+def test_only_astar_takes_a_weight() -> None:
+    env = _knife_problem()
+    for algorithm in ("bfs", "agenda"):
+        with pytest.raises(ValueError, match="A\\* only"):
+            robotouille.plan(env, algorithm, weight=2)  # type: ignore[arg-type]
+        assert robotouille.plan(env, algorithm, weight=1).length == 5  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="weight 1"):
+        robotouille.optimal_length(env, weight=1.5)
+    assert robotouille.optimal_length(env, weight=1) == 5
+
+
+@settings(RANDOM_PROBLEMS, max_examples=60)
+@given(problem=solvable_problems(), weight=st.fractions(min_value=1, max_value=3))
+def test_weighted_astar_stays_within_its_weight_on_random_small_problems(
+    problem: tuple[dict[str, Any], dict[str, Any], str], weight: Fraction
+) -> None:
+    env = load_problem(problem)
+    if env is None:
+        return
+    try:
+        optimum = robotouille.plan(env, "bfs", max_states=200_000).length
+    except (UnsolvableError, SearchLimitError):
+        return
+    plan = robotouille.plan(env, weight=weight, max_states=200_000)
+    assert optimum <= plan.length <= plan.weight * optimum
+    assert abs(plan.weight - weight) <= Fraction(1, 2 * WEIGHT_DENOMINATOR)
+    replay(env, plan, structured=True)
 
 
 @pytest.mark.parametrize("algorithm", ["astar", "bfs"])
@@ -601,6 +647,11 @@ def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
     assert f"Optimal plan: {length} steps" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["plan", "cheese_sandwich", "--threads", "0"])
+    assert main(["plan", "cheese_sandwich", "--weight", "1.5"]) == 0
+    out = capsys.readouterr().out
+    assert "Plan (at most 3/2 times the optimum):" in out and "(weighted astar," in out
+    assert main(["plan", "cheese_sandwich", "--algorithm", "bfs", "--weight", "2"]) == 2
+    assert "A* only" in capsys.readouterr().err
 
 
 def test_simultaneous_robots_may_each_take_an_action_that_belongs_to_no_robot() -> None:

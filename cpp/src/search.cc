@@ -594,7 +594,9 @@ class Searcher {
     for (int32_t r : options.robots) {
       if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
     }
-    if (options.weight < 1) throw std::invalid_argument("the A* weight must be at least 1");
+    if (options.weight_denominator < 1 || options.weight < options.weight_denominator) {
+      throw std::invalid_argument("the A* weight must be at least 1");
+    }
     if (options.threads < 1) throw std::invalid_argument("a search needs at least one thread");
     if (options.batch < 0) throw std::invalid_argument("the batch size cannot be negative");
     no_op_.resize(static_cast<size_t>(task.num_groundings));
@@ -1100,6 +1102,12 @@ class Searcher {
     return h;
   }
 
+  // A* layer of a state g steps deep with bound h: f = g + w * h, in units of 1 / the weight's
+  // denominator (so g + h for plain A*), to keep layers integers for fractional weights.
+  int32_t f_of(int32_t g, int32_t h) const {
+    return options_.weight_denominator * g + options_.weight * h;
+  }
+
   void push_open(uint32_t id, int32_t g, int32_t f) {
     if (static_cast<size_t>(f) >= open_.size()) open_.resize(static_cast<size_t>(f) + 1);
     auto& by_g = open_[f];
@@ -1120,12 +1128,12 @@ class Searcher {
     const int32_t h0 = evaluate(x, x.words.data(), x.counters.data());
     stats_.initial_h = h0 == DelayHeuristic::kDeadEnd ? -1 : h0;
     if (h0 == DelayHeuristic::kDeadEnd) return SearchStatus::kUnsolvable;
-    const int32_t w = options_.weight;
+    const bool weighted = options_.weight != options_.weight_denominator;
     info_[root].h = stored_h(h0);
-    push_open(root, 0, w * h0);
+    push_open(root, 0, f_of(0, h0));
     for (size_t layer = 0; layer < open_.size(); ++layer) {
       const auto f = static_cast<int32_t>(layer);
-      if (w == 1) stats_.bound = f;
+      if (!weighted) stats_.bound = f;
       for (;;) {
         // Highest g first within an f layer: deeper states are closer to a goal.
         int32_t taken = 0;
@@ -1148,7 +1156,7 @@ class Searcher {
           by_g.back().pop_back();
           // A successor left out at the state limit could have had a smaller f than this goal
           // (which only matters for an optimal plan).
-          if (full_ && w == 1) return SearchStatus::kStateLimit;
+          if (full_ && !weighted) return SearchStatus::kStateLimit;
           if (info.flags & kGoalFlag) {
             extract(id, result);
             return SearchStatus::kSolved;
@@ -1201,7 +1209,7 @@ class Searcher {
         return;
       }
       const int32_t h = value(info_[e.id].h);
-      if (e.late > h && e.g + options_.weight * value(stored_h(e.late)) > f) {
+      if (e.late > h && f_of(e.g, value(stored_h(e.late))) > f) {
         e.outcome = Outcome::kRaised;
         return;
       }
@@ -1289,7 +1297,6 @@ class Searcher {
   // Stores what expand() found for e (thread 0, in batch order): the state's deferred bound,
   // then each successor as A* would have stored it. kSolved: go on; otherwise why to stop.
   SearchStatus merge(Expansion& e, int32_t f) {
-    const int32_t w = options_.weight;
     // Stored states never move (BlockArray), so the reference outlives the appends below.
     StateInfo& info = info_[e.id];
     if (e.flags & kPendingFlag) {
@@ -1301,7 +1308,7 @@ class Searcher {
       }
       if (e.late > value(info.h)) info.h = stored_h(e.late);
       if (e.outcome == Outcome::kRaised) {
-        push_open(e.id, e.g, e.g + w * value(info.h));
+        push_open(e.id, e.g, f_of(e.g, value(info.h)));
         return SearchStatus::kSolved;
       }
     }
@@ -1349,12 +1356,12 @@ class Searcher {
         }
         // Pathmax: a child's f never drops below its parent's (h may be inconsistent), so it
         // is never pushed below the layer being expanded.
-        push_open(id, child_g, std::max(child_g + w * child.h, f));
+        push_open(id, child_g, std::max(f_of(child_g, child.h), f));
         continue;
       }
       StateInfo& known = info_[id];
       if (known.h == StoredBound::kDead || child_g > known.g) continue;
-      const int32_t known_f = std::max(child_g + w * value(known.h), f);
+      const int32_t known_f = std::max(f_of(child_g, value(known.h)), f);
       const uint8_t bits = child.flags & kMoverMask;
       if (child_g < known.g) {
         parent_[id] = e.id;

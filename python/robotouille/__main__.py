@@ -103,6 +103,7 @@ def _plan(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             progress=args.progress,
             threads=args.threads,
+            weight=args.weight,
         )
     except SearchLimitError as exc:
         print(f"robotouille: search stopped at its {exc.limit} limit: {exc.stats}", file=sys.stderr)
@@ -110,8 +111,14 @@ def _plan(args: argparse.Namespace) -> int:
     for i, action in enumerate(result.actions, 1):
         entries = action if isinstance(action, list) else [action]
         print(f"{i:3d}. " + " | ".join(_shown(env, entry) for entry in entries))
-    kind = "Plan (not necessarily optimal)" if args.algorithm == "agenda" else "Optimal plan"
-    print(f"\n{kind}: {result.length} steps ({args.algorithm}, {env.mode} mode).")
+    if args.algorithm == "agenda":
+        kind, how = "Plan (not necessarily optimal)", args.algorithm
+    elif result.weight != 1:
+        kind = f"Plan (at most {result.weight} times the optimum)"
+        how = f"weighted {args.algorithm}"
+    else:
+        kind, how = "Optimal plan", args.algorithm
+    print(f"\n{kind}: {result.length} steps ({how}, {env.mode} mode).")
     print(f"Search: {result.stats}.")
     return 0
 
@@ -195,6 +202,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     planner.add_argument("--max-states", type=int, default=None)
     planner.add_argument("--max-memory", type=int, default=None, help="bytes")
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")
+    planner.add_argument(
+        "--weight",
+        type=float,
+        default=1.0,
+        help="A* only: above 1, weighted A*, whose plan is at most WEIGHT times the optimum but "
+        "found with far fewer states (e.g. 1.0625 on tasks too large to solve optimally)",
+    )
     planner.add_argument(
         "--threads",
         type=_positive_int,

@@ -14,7 +14,8 @@ number of steps still to go.
 
 ``"agenda"`` is for tasks too large to solve optimally: it reaches the goal's atoms a few at a
 time, each stage an optimal A* plan, and returns a plan that is not necessarily optimal, whose
-length bounds the optimum from above (and proves the goal reachable).
+length bounds the optimum from above (and proves the goal reachable). So does weighted A*
+(``weight`` above 1), whose plan is also at most ``weight`` times the optimum.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import dataclasses
+import fractions
+import functools
+import math
 import os
 import sys
 import threading
@@ -71,6 +75,9 @@ AGENDA_STAGE_PROJECTION_LIMITS: dict[str, float] = {
 }
 """Smaller caps on the projection bound's tables for the agenda's stages, which are short: on
 multi_agent/8 building the default tables took 7-10 s per stage, most of the agenda's time."""
+WEIGHT_DENOMINATOR = 64
+"""The largest denominator of a weight (:func:`plan`): the search counts f layers in units of 1
+over it, so a weight is taken as the nearest fraction with a denominator up to this."""
 AGENDA_POLISH_STRIDE = 4
 """Steps the agenda's polishing moves back along its plan between two searches."""
 _UPGRADE_SHARE = 0.5
@@ -121,7 +128,7 @@ class SearchStats:
 
 @dataclass(frozen=True)
 class Plan:
-    """A plan: optimal, unless its algorithm is ``"agenda"``.
+    """A plan: optimal, unless its algorithm is ``"agenda"`` or its weight is above 1.
 
     Attributes:
         actions: One entry per step, replayable with ``env.step`` from the state the plan was
@@ -132,10 +139,14 @@ class Plan:
         structured: The same steps as ``(action name, arguments)`` tuples (``None`` for no
             action), also replayable with ``env.step``; unambiguous even where two groundings
             share a text.
-        length: The number of steps (``len(actions)``), minimal for ``"astar"`` and ``"bfs"``.
+        length: The number of steps (``len(actions)``), minimal for ``"astar"`` (with weight
+            1) and ``"bfs"``.
         algorithm: ``"astar"``, ``"bfs"`` or ``"agenda"``.
         mode: The env's mode (decision D3).
         stats: The search statistics.
+        weight: A*'s weight w (see :func:`plan`), as the fraction it searched with: the plan is
+            at most w times the optimum. 1 for A*'s optimal plans, for BFS's, and for the
+            agenda's (which has no such guarantee).
     """
 
     actions: list[Any]
@@ -144,6 +155,7 @@ class Plan:
     algorithm: str
     mode: str
     stats: SearchStats
+    weight: fractions.Fraction = fractions.Fraction(1)
 
 
 class _ProgressLine:
@@ -187,6 +199,22 @@ def _check(algorithm: str, heuristic: str, limits: dict[str, Any]) -> None:
     for name, value in limits.items():
         if value is not None and (isinstance(value, bool) or value <= 0):
             raise ValueError(f"{name} must be positive or None, got {value!r}")
+
+
+def _weight_ratio(weight: Any) -> fractions.Fraction:
+    """A* weight as the fraction the search takes (:data:`WEIGHT_DENOMINATOR`).
+
+    Raises ValueError where it is not a finite number of at least 1.
+    """
+    if (
+        isinstance(weight, bool)
+        or not isinstance(weight, (int, float, fractions.Fraction))
+        or not math.isfinite(weight)
+        or weight < 1
+    ):
+        raise ValueError(f"weight must be a finite number of at least 1, got {weight!r}")
+    # Never below 1: 1 itself is a candidate, and nearer to a weight of at least 1.
+    return fractions.Fraction(weight).limit_denominator(WEIGHT_DENOMINATOR)
 
 
 def _check_threads(threads: Any) -> None:
@@ -422,12 +450,13 @@ def _run(
     cancel: Callable[[], bool] | None,
     symmetry: bool = True,
     projection_limits: dict[str, float] | None = None,
-    weight: int = 1,
+    weight: float | fractions.Fraction = 1,
     *,
     progress: Progress | None = None,
     threads: int = 1,
 ) -> Plan:
     core = env.task.core
+    ratio = _weight_ratio(weight)
     # The tables are built in Python once per task; the time limit covers that too.
     started = time.perf_counter()
     symmetry_tables = _symmetry_tables(env) if symmetry else None
@@ -477,7 +506,8 @@ def _run(
         projection_task=projection_task,
         projection_limits=projection_limits,
         relocations=_relocation_tables(env),
-        weight=weight,
+        weight=ratio.numerator,
+        weight_denominator=ratio.denominator,
         progress=(
             None
             if progress is None
@@ -500,7 +530,7 @@ def _run(
     else:
         structured = [name(step[0]) for step in steps]
     actions = _replayable_actions(env, structured)
-    return Plan(actions, structured, len(actions), algorithm, env.mode, stats)
+    return Plan(actions, structured, len(actions), algorithm, env.mode, stats, ratio)
 
 
 def _replayable_actions(env: Env, structured: Sequence[Any]) -> list[Any]:
@@ -1009,9 +1039,17 @@ def _agenda_run(
     return Plan(actions, structured, len(actions), "agenda", env.mode, totals())
 
 
-def _runner(algorithm: str) -> Callable[..., Plan]:
-    """The function that plans with this algorithm: :func:`_agenda_run` or :func:`_run`."""
-    return _agenda_run if algorithm == "agenda" else _run
+def _runner(algorithm: str, weight: float = 1) -> Callable[..., Plan]:
+    """The function that plans with this algorithm, and for A* with this weight.
+
+    :func:`_agenda_run` or :func:`_run`; ValueError for a weight :func:`plan` does not take.
+    """
+    ratio = _weight_ratio(weight)
+    if algorithm != "astar" and ratio != 1:
+        raise ValueError(f"a weight other than 1 is for A* only, not {algorithm!r}")
+    if algorithm == "agenda":
+        return _agenda_run
+    return functools.partial(_run, weight=ratio) if ratio != 1 else _run
 
 
 def plan(
@@ -1025,6 +1063,7 @@ def plan(
     symmetry: bool = True,
     progress: bool | Progress | None = None,
     threads: int = 1,
+    weight: float = 1,
 ) -> Plan:
     """Finds an optimal plan from the env's current state, in the env's mode.
 
@@ -1085,11 +1124,18 @@ def plan(
             more threads are supported, their speed-up not measured); the plan's length is the
             same, its steps and the statistics may differ from one thread's. For many instances
             at once, :func:`plan_many` gives each search its share of the threads.
+        weight: For A*: above 1, weighted A* (f = g + weight h), whose plan is at most
+            ``weight`` times the optimum but found with far fewer states (for tasks too large
+            to solve optimally; ``stats.bound`` then proves nothing and is 0). Taken as the
+            nearest fraction with a denominator up to :data:`WEIGHT_DENOMINATOR`
+            (``plan.weight``). Where the bound is tight, a weight just above 1 finds a plan near
+            the optimum long before A* would finish: on multi_agent/10 seed 168, 1.0625 gives
+            67 steps (the optimum is at least 65), 2 gives 123 (benchmarks/README.md).
 
     Returns:
-        The plan, with ``plan.length`` minimal (except for ``"agenda"``). In ``simultaneous``
-        mode each step lists one entry per robot, ``None`` where the plan needs no action of
-        that robot (entries it could do without are taken out).
+        The plan, with ``plan.length`` minimal (except for ``"agenda"`` and weights above 1).
+        In ``simultaneous`` mode each step lists one entry per robot, ``None`` where the plan
+        needs no action of that robot (entries it could do without are taken out).
 
     Raises:
         SearchLimitError: A limit stopped the search; ``err.stats`` holds the statistics.
@@ -1098,6 +1144,7 @@ def plan(
     limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
     _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
     _check_threads(threads)
+    run = _runner(algorithm, weight)
     line: _ProgressLine | None = None
     report: Progress | None = None
     if isinstance(progress, bool) or progress is None:
@@ -1108,7 +1155,7 @@ def plan(
     else:
         raise TypeError(f"progress must be a bool, a callable or None, got {progress!r}")
     try:
-        return _runner(algorithm)(
+        return run(
             env,
             algorithm,
             heuristic,
@@ -1133,6 +1180,8 @@ def optimal_length(env: Env, algorithm: Algorithm = "astar", **limits: Any) -> i
     """
     if algorithm not in ("astar", "bfs"):
         raise ValueError(f"optimal_length needs 'astar' or 'bfs', got {algorithm!r}")
+    if _weight_ratio(limits.get("weight", 1)) != 1:
+        raise ValueError("optimal_length needs weight 1 (a weighted plan is not minimal)")
     return plan(env, algorithm, **limits).length
 
 
@@ -1148,6 +1197,7 @@ def plan_many(
     symmetry: bool = True,
     progress: bool | None = None,
     return_exceptions: bool = False,
+    weight: float = 1,
 ) -> list[Any]:
     """Solves many instances in parallel threads (the searches release the GIL).
 
@@ -1167,6 +1217,7 @@ def plan_many(
         progress: Print a progress line to stderr (default: when stderr is a terminal).
         return_exceptions: Put a failed search's exception in its slot instead of raising it
             (after the other searches finish).
+        weight: As in :func:`plan`.
 
     Returns:
         The plans, in the order of ``envs``.
@@ -1184,7 +1235,7 @@ def plan_many(
     stop = threading.Event()
     results: list[Any] = [None] * len(envs)
 
-    run = _runner(algorithm)
+    run = _runner(algorithm, weight)
 
     def work(i: int) -> Plan:
         return run(

@@ -35,7 +35,11 @@
  * robots the projections bound the actions still to come (projection.h, "Joint steps"), and
  * their bound is that divided by P, rounded up.
  * Weighted A* (weight w > 1, for plans that need not be optimal): f = g + w * h; the plan is
- * then at most w times the optimum, and `bound` proves nothing (reported as 0).
+ * then at most w times the optimum, and `bound` proves nothing (reported as 0). w may be a
+ * fraction p / q: layers are then counted in units of 1 / q (f = q g + p h), so they stay
+ * integers. A weight just above 1 (17 / 16) keeps A*'s order among states of about equal f,
+ * and its plans near the optimum, while letting it go deeper: where the bound is tight it
+ * finishes far sooner than A* (benchmarks/README.md, "Weighted A*").
  *
  * Symmetry reduction (optional, symmetry.h): every generated state, the start included, is
  * replaced by its orbit's representative before it is stored, evaluated or expanded; goal
@@ -131,7 +135,10 @@ struct SearchOptions {
   Algorithm algorithm = Algorithm::kAstar;
   PlanMode mode = PlanMode::kCentralized;
   bool lmcut = true;             // A*: max(LM-cut, time) rather than the time bound alone
-  int32_t weight = 1;            // A*: f = g + weight * h; above 1 the plan is not optimal
+  // A*: f = g + w * h with w = weight / weight_denominator (at least 1); above 1 the plan is
+  // not necessarily optimal.
+  int32_t weight = 1;
+  int32_t weight_denominator = 1;
   int32_t threads = 1;           // A*: threads that expand states (see "Threads"); BFS: one
   int32_t batch = 0;             // A*: states expanded at once; 0: 1 on one thread, else 32
                                  // per thread
