@@ -63,7 +63,21 @@ def test_the_dataset_report_keeps_the_shorter_witness() -> None:
     dataset_report._add_witnesses(improved, [inst], 1, 60.0, 1.0, improve=True)
     assert optimum <= improved[0]["upper_bound"] < optimum + 5
     assert improved[0]["witness"] != ["old"]
+    assert improved[0]["witness_algorithm"] in ("agenda", "astar, weight 17/16")
     assert improved[1] == entries()[1]  # not shorter: kept
+    # Each method alone (both find an optimal plan here); a witness as long as the proven
+    # bound proves the optimum, one above it proves nothing.
+    for method, algorithm in (("agenda", "agenda"), ("1.5", "astar, weight 3/2")):
+        alone = [
+            {"key": inst.key, "optimal_length": None, "lower_bound": bound}
+            for bound in (optimum, optimum - 1)
+        ]
+        dataset_report._add_witnesses(alone, [inst], 1, 60.0, 1.0, methods=method)
+        assert [e["witness_algorithm"] for e in alone] == [algorithm] * 2
+        assert [e["upper_bound"] for e in alone] == [optimum] * 2
+        assert [e["optimal_length"] for e in alone] == [optimum, None]
+    with pytest.raises(ValueError, match="above 1"):
+        dataset_report._add_witnesses(entries(), [inst], 1, 60.0, 1.0, methods="1")
 
 
 def test_the_clearing_report_compares_the_bound_with_and_without_clearing() -> None:

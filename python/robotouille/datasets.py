@@ -84,9 +84,9 @@ class Instance:
         lower_bound: A proven lower bound on the optimal length (the optimal length where it
             is known), or ``None``.
         upper_bound: The length of a known plan (the optimal length where it is known; else
-            the manifest's witness, an ``"agenda"`` plan), or ``None``. Where the optimum is
-            unknown the paper's step limit is too; ``ceil(1.5 x upper_bound)`` is a generous
-            stand-in.
+            the manifest's witness, a weighted A* or ``"agenda"`` plan), or ``None``. Where the
+            optimum is unknown the paper's step limit is too; ``ceil(1.5 x upper_bound)`` is a
+            generous stand-in.
     """
 
     dataset: str
