@@ -432,13 +432,28 @@ def test_weighted_astar_plans_within_its_weight_of_the_optimum(task: str) -> Non
     assert robotouille.plan(env, weight=math.pi).weight.denominator <= WEIGHT_DENOMINATOR
 
 
-@pytest.mark.parametrize("weight", [0, 0.99, -2, math.nan, math.inf, True, "2", None])
+@pytest.mark.parametrize("weight", [0, 0.99, -2, 65, math.nan, math.inf, True, "2", None])
 def test_a_weight_below_one_or_not_a_number_is_refused(weight: Any) -> None:
     env = _knife_problem()
     with pytest.raises(ValueError, match="weight"):
         robotouille.plan(env, weight=weight)
     with pytest.raises(ValueError, match="weight"):
         robotouille.plan_many([env], weight=weight)
+
+
+@pytest.mark.parametrize("numerator, denominator", [(1, 2), (3, 0), (65, 1), (65 * 65, 65)])
+def test_the_core_search_refuses_a_weight_out_of_its_range(
+    numerator: int, denominator: int
+) -> None:
+    env = _knife_problem()
+    with pytest.raises(ValueError, match="weight"):
+        _core.search(
+            env.task.core,
+            env._words[0],
+            env._counters[0],
+            weight=numerator,
+            weight_denominator=denominator,
+        )
 
 
 def test_only_astar_takes_a_weight() -> None:

@@ -594,8 +594,11 @@ class Searcher {
     for (int32_t r : options.robots) {
       if (r < 0 || r >= task.num_objects) throw std::invalid_argument("robot id out of range");
     }
-    if (options.weight_denominator < 1 || options.weight < options.weight_denominator) {
-      throw std::invalid_argument("the A* weight must be at least 1");
+    // Up to 64 with denominators up to 64 keeps f (f_of) within 32 bits.
+    if (options.weight_denominator < 1 || options.weight_denominator > 64 ||
+        options.weight < options.weight_denominator ||
+        options.weight > 64 * options.weight_denominator) {
+      throw std::invalid_argument("the A* weight must be from 1 to 64, its denominator at most 64");
     }
     if (options.threads < 1) throw std::invalid_argument("a search needs at least one thread");
     if (options.batch < 0) throw std::invalid_argument("the batch size cannot be negative");

@@ -206,8 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--weight",
         type=float,
         default=1.0,
-        help="A* only: above 1, weighted A*, whose plan is at most WEIGHT times the optimum but "
-        "found with far fewer states (e.g. 1.0625 on tasks too large to solve optimally)",
+        help="A* only: above 1 (up to 64), weighted A*, whose plan is at most WEIGHT times the "
+        "optimum, often found with far fewer states (e.g. 1.0625 on tasks too large to solve "
+        "optimally)",
     )
     planner.add_argument(
         "--threads",

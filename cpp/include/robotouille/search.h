@@ -135,8 +135,8 @@ struct SearchOptions {
   Algorithm algorithm = Algorithm::kAstar;
   PlanMode mode = PlanMode::kCentralized;
   bool lmcut = true;             // A*: max(LM-cut, time) rather than the time bound alone
-  // A*: f = g + w * h with w = weight / weight_denominator (at least 1); above 1 the plan is
-  // not necessarily optimal.
+  // A*: f = g + w * h with w = weight / weight_denominator (from 1 to 64, the denominator at
+  // most 64); above 1 the plan is not necessarily optimal.
   int32_t weight = 1;
   int32_t weight_denominator = 1;
   int32_t threads = 1;           // A*: threads that expand states (see "Threads"); BFS: one
