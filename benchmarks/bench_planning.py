@@ -76,8 +76,12 @@ def test_the_dataset_report_keeps_the_shorter_witness() -> None:
         assert [e["witness_algorithm"] for e in alone] == [algorithm] * 2
         assert [e["upper_bound"] for e in alone] == [optimum] * 2
         assert [e["optimal_length"] for e in alone] == [optimum, None]
-    with pytest.raises(ValueError, match="above 1"):
-        dataset_report._add_witnesses(entries(), [inst], 1, 60.0, 1.0, methods="1")
+    with pytest.raises(ValueError, match="above 1"):  # every method checked before planning
+        dataset_report._add_witnesses(entries(), [inst], 1, 60.0, 1.0, True, "agenda,1")
+    # Where every method stops at its limit, the entry stays without a witness.
+    unwitnessed = [{"key": inst.key, "optimal_length": None, "lower_bound": optimum}]
+    dataset_report._add_witnesses(unwitnessed, [inst], 1, 1e-9, 1.0)
+    assert unwitnessed == [{"key": inst.key, "optimal_length": None, "lower_bound": optimum}]
 
 
 def test_the_clearing_report_compares_the_bound_with_and_without_clearing() -> None:

@@ -112,8 +112,8 @@ def _add_witnesses(
         e for e in entries if e["optimal_length"] is None and (improve or "witness" not in e)
     ]
     had = {e["key"]: e.get("upper_bound") for e in todo}
-    for method in methods.split(","):
-        arguments = _witness_method(method)
+    named = methods.split(",")
+    for method, arguments in zip(named, [_witness_method(m) for m in named]):  # all checked first
         plans = robotouille.plan_many(
             [by_key[e["key"]].load() for e in todo],
             threads=threads,
@@ -144,7 +144,7 @@ def _add_witnesses(
         if entry.get("upper_bound") == entry.get("lower_bound"):
             entry["optimal_length"] = entry["lower_bound"]
             print(f"{entry['key']}: its witness is as long as its proven bound: optimal")
-    shortened = sum(had[e["key"]] not in (None, e["upper_bound"]) for e in todo)
+    shortened = sum(had[e["key"]] not in (None, e.get("upper_bound")) for e in todo)
     print(
         f"witnesses: {sum('witness' in e for e in todo)} of {len(todo)} found "
         f"({shortened} shorter than before) in "
