@@ -11,11 +11,13 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <iterator>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -388,22 +390,23 @@ nb::dict stats_dict(const robotouille::SearchStats& stats) {
 robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
   robotouille::ProjectionLimits l;
   if (limits.is_none()) return l;
+  using Limits = robotouille::ProjectionLimits;
+  static constexpr std::pair<std::string_view, int64_t Limits::*> kStateCaps[] = {
+      {"max_states", &Limits::max_states},
+      {"max_total_states", &Limits::max_total_states},
+      {"upgrade_states", &Limits::upgrade_states},
+      {"upgrade_total_states", &Limits::upgrade_total_states},
+      {"retry_states", &Limits::retry_states},
+  };
   for (auto [key, value] : nb::cast<nb::dict>(limits)) {
     const std::string name = nb::cast<std::string>(key);
-    const bool counts_states = name.ends_with("_states");
-    if (counts_states && !nb::isinstance<nb::int_>(value)) {
+    if (name.ends_with("_states") && !nb::isinstance<nb::int_>(value)) {
       throw std::invalid_argument("projection limit '" + name + "' is no integer");
     }
-    if (name == "max_states") {
-      l.max_states = nb::cast<int64_t>(value);
-    } else if (name == "max_total_states") {
-      l.max_total_states = nb::cast<int64_t>(value);
-    } else if (name == "upgrade_states") {
-      l.upgrade_states = nb::cast<int64_t>(value);
-    } else if (name == "upgrade_total_states") {
-      l.upgrade_total_states = nb::cast<int64_t>(value);
-    } else if (name == "retry_states") {
-      l.retry_states = nb::cast<int64_t>(value);
+    const auto cap = std::find_if(std::begin(kStateCaps), std::end(kStateCaps),
+                                  [&](const auto& entry) { return entry.first == name; });
+    if (cap != std::end(kStateCaps)) {
+      l.*(cap->second) = nb::cast<int64_t>(value);
     } else if (name == "upgrade_seconds") {
       l.upgrade_seconds = nb::cast<double>(value);
     } else if (name == "exact_timers") {
