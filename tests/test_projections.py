@@ -1489,6 +1489,25 @@ def test_upgrades_on_two_threads_build_the_rows_one_thread_builds() -> None:
     assert status == "time_limit"
 
 
+def test_rows_waiting_for_a_shared_row_do_not_change_what_two_threads_build() -> None:
+    """On two threads a row whose shared row is still being built waits aside while the upgrades
+    after it start, and in the first pass a row whose shared row failed starts ahead of its turn
+    (projection.cc). With a small first cap, multi_agent/6 seed 42 has three such rows among its
+    upgrades (the lettuces' and the breads' twins); what is built, and so the bound, is what one
+    thread builds."""
+    (instance,) = datasets.load(
+        "multi_agent", seeds=[42], tasks=["6_double_lettuce_chicken_burger"]
+    )
+    env = instance.load()
+    limits = {"max_states": 10_000, "upgrade_seconds": 60}
+    one = start_stats_keeping_positions(env, limits=limits)
+    two = start_stats_keeping_positions(env, limits=limits, threads=2)
+    assert (two["abstract_states"], two["initial_h"]) == (one["abstract_states"], one["initial_h"])
+    assert one["abstract_states"] > 3 * start_stats_keeping_positions(
+        env, limits=limits | NO_UPGRADES
+    )["abstract_states"]
+
+
 def test_a_row_just_over_the_first_cap_is_retried_under_the_upgrade_caps() -> None:
     """The pot of multi_agent/7 seed 210 (its row without the robots' positions) has 126,432
     abstract states, just over the first cap of 120,000. Its enumeration had expanded most of

@@ -389,8 +389,10 @@
  * so far): in the first pass, further threads start the rows it builds anyway (no fallback, or
  * a fallback, and no shared tables) ahead of their turn, and a full row once its fallback is
  * built and predicts it within the row cap (cancelled if its turn does not want it); every row
- * is committed in the one-thread order under the caps as they stand then. The second pass
- * starts its rows in order and keeps each that fits the caps when it ends. Without a time
+ * is committed in the one-thread order under the caps as they stand then (a row that shares a
+ * row whose build failed starts ahead too: it cannot share in this pass). The second pass
+ * starts its rows in order, a row whose shared row is in flight waiting aside until that one
+ * ends, and keeps each that fits the caps when it ends. Without a time
  * budget the rows kept are those of one thread. The total of abstract states over all
  * projections is capped as well, and so are the distance tables: one entry per
  * abstract state and distinct column, where combinations and roles with the same abstract goal
