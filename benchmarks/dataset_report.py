@@ -130,7 +130,7 @@ def _add_witnesses(
                     continue
                 entry["upper_bound"] = found.length
                 entry["witness"] = [_witness_step(action) for action in found.actions]
-                entry["witness_seconds"] = round(found.stats.seconds, 3)
+                entry["witness_seconds"] = round(seconds, 3)
                 entry["witness_algorithm"] = (
                     "agenda" if found.algorithm == "agenda" else f"astar, weight {found.weight}"
                 )

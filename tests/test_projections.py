@@ -1493,8 +1493,8 @@ def test_rows_waiting_for_a_shared_row_do_not_change_what_two_threads_build() ->
     """On two threads a row whose shared row is still being built waits aside while the upgrades
     after it start, and in the first pass a row whose shared row failed starts ahead of its turn
     (projection.cc). With a small first cap, multi_agent/6 seed 42 has three such rows among its
-    upgrades (the lettuces' and the breads' twins); what is built, and so the bound, is what one
-    thread builds."""
+    upgrades (lettuce2's, bread2's and chicken2's, which share lettuce1's, bread1's and
+    chicken1's); what is built, and so the bound, is what one thread builds."""
     (instance,) = datasets.load(
         "multi_agent", seeds=[42], tasks=["6_double_lettuce_chicken_burger"]
     )

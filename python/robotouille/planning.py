@@ -1045,7 +1045,7 @@ def _runner(algorithm: str, weight: float = 1) -> Callable[..., Plan]:
         raise ValueError(f"a weight other than 1 is for A* only, not {algorithm!r}")
     if algorithm == "agenda":
         return _agenda_run
-    return functools.partial(_run, weight=ratio) if ratio != 1 else _run
+    return functools.partial(_run, weight=ratio)
 
 
 def plan(
