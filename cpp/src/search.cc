@@ -532,14 +532,6 @@ struct alignas(64) Expander {
   }
 };
 
-// The caps a search builds its projection bound under. Larger projections make a tighter
-// bound but take seconds to build: under a time limit, upgrades must end within half of it
-// (kUpgradeShare) unless the caller names a share, and then the upgrade caps grow with that share
-// (kUpgradeCapSeconds): on the two-robot originals, rows of millions of states that a 120 s
-// search can afford raise the start bound by 7-9, and on multi_agent/3 seed 84 the rows a
-// 10 s search builds in its 5 s raise it by 2 (see benchmarks/README.md). max_memory_bytes
-// counts the search's tables, which grow only after construction has released its scratch, so
-// under that budget the caps grow only while the construction they allow fits in it as well.
 // The actions a step can apply: one per robot in simultaneous mode, else one.
 int32_t actions_per_step(const SearchOptions& options) {
   return options.mode == PlanMode::kSimultaneous
@@ -547,6 +539,18 @@ int32_t actions_per_step(const SearchOptions& options) {
              : 1;
 }
 
+}  // namespace
+
+// Larger projections make a tighter bound but take seconds to build: under a time limit,
+// upgrades must end within half of it (kUpgradeShare) unless the caller names a share, and then
+// the upgrade caps grow with that share (kUpgradeCapSeconds): on the two-robot originals, rows
+// of millions of states that a 120 s search can afford raise the start bound by 7-9, and on
+// multi_agent/3 seed 84 the rows a 10 s search builds in its 5 s raise it by 2 (see
+// benchmarks/README.md). max_memory_bytes counts the search's tables, which grow only after
+// construction has released its scratch, so under that budget the caps grow only while the
+// construction they allow fits in it as well. A long search under a budget
+// (kLongUpgradeSeconds) takes every cap to what half of the budget holds, and its rows that
+// repeat timers are built whole where they fit that, not with a sink.
 ProjectionLimits bound_limits(const SearchOptions& options) {
   ProjectionLimits limits = options.projection_limits;
   limits.threads = std::max<int32_t>(1, options.threads);
@@ -554,17 +558,24 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   if (limits.upgrade_seconds > 0) return limits;
   limits.upgrade_seconds = kUpgradeShare * options.time_limit;
   double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
+  const int64_t unscaled = limits.upgrade_states;
   if (options.max_memory_bytes > 0 && limits.upgrade_total_states > 0) {
-    const double room = static_cast<double>(options.max_memory_bytes) /
-                        (kConstructionBytesPerState *
-                         static_cast<double>(limits.upgrade_total_states));
-    scale = std::min(scale, room);
+    const double held = static_cast<double>(options.max_memory_bytes) / kConstructionBytesPerState;
+    scale = std::min(scale, held / static_cast<double>(limits.upgrade_total_states));
+    const auto long_caps = static_cast<int64_t>(held * kLongBudgetShare);
+    if (limits.upgrade_seconds >= kLongUpgradeSeconds &&
+        static_cast<double>(long_caps) > static_cast<double>(limits.upgrade_total_states) * scale) {
+      limits.upgrade_states = std::max(limits.upgrade_states, long_caps);
+      limits.upgrade_total_states = long_caps;
+      if (limits.retry_states < 0) limits.retry_states = long_caps;
+      if (limits.sink_states < 0) limits.sink_states = long_caps;
+      return limits;
+    }
   }
   if (scale <= 1) return limits;
   auto scaled = [scale](int64_t cap) {
     return static_cast<int64_t>(static_cast<double>(cap) * scale);
   };
-  const int64_t unscaled = limits.upgrade_states;
   if (limits.sink_states < 0) {
     limits.sink_states =
         limits.retry_states >= 0 ? std::min(limits.retry_states, unscaled) : unscaled;
@@ -578,6 +589,8 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   limits.upgrade_total_states = scaled(limits.upgrade_total_states);
   return limits;
 }
+
+namespace {
 
 class Searcher {
  public:

@@ -1104,7 +1104,9 @@ def plan(
             gets a tighter bound, and its construction may then hold a few GB (not counted in
             ``max_memory_bytes``, which the search's tables fill only after construction
             ends; under that budget they grow only while it holds them, at 400 bytes per
-            abstract state).
+            abstract state). From 5 minutes, under a memory budget, every cap is what half of
+            the budget holds, and a projection whose timers repeat is built whole where it fits
+            (not with a sink): minutes of construction that can raise the start bound by ten.
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.

@@ -793,5 +793,75 @@ TEST(ProjectionHeuristicTest, RejectsTablesThatDoNotFitTheTask) {
                std::invalid_argument);
 }
 
+TEST(BoundLimitsTest, CapsGrowWithTheTimeLimitUpToTheirScale) {
+  const ProjectionLimits defaults;
+  SearchOptions options;
+  options.threads = 2;
+  ProjectionLimits limits = bound_limits(options);  // no time limit: the defaults
+  EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states);
+  EXPECT_EQ(limits.threads, 2);
+  options.time_limit = 120;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_seconds, 60);
+  EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states * 6);
+  EXPECT_EQ(limits.upgrade_total_states, defaults.upgrade_total_states * 6);
+  // The sink is decided against the cap before growing; a retry's cap grows 6 times by 60 s.
+  EXPECT_EQ(limits.sink_states, defaults.upgrade_states);
+  EXPECT_EQ(limits.retry_states, defaults.upgrade_states * 6);
+  // Without a memory budget a long search grows them no further.
+  options.time_limit = 1800;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states * 6);
+  EXPECT_EQ(limits.sink_states, defaults.upgrade_states);
+}
+
+TEST(BoundLimitsTest, ABudgetHoldsTheCapsOfAShortSearch) {
+  const ProjectionLimits defaults;
+  SearchOptions options;
+  options.time_limit = 120;
+  // Room for three times the default total at kConstructionBytesPerState.
+  options.max_memory_bytes = static_cast<int64_t>(
+      3 * kConstructionBytesPerState * static_cast<double>(defaults.upgrade_total_states));
+  const ProjectionLimits limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states * 3);
+  EXPECT_EQ(limits.upgrade_total_states, defaults.upgrade_total_states * 3);
+  EXPECT_EQ(limits.sink_states, defaults.upgrade_states);
+}
+
+TEST(BoundLimitsTest, ALongSearchTakesEveryCapToHalfItsBudget) {
+  const ProjectionLimits defaults;
+  SearchOptions options;
+  options.max_memory_bytes = int64_t{16} << 30;
+  const auto half = static_cast<int64_t>(
+      static_cast<double>(options.max_memory_bytes) / kConstructionBytesPerState / 2);
+  options.time_limit = 2 * kLongUpgradeSeconds / kUpgradeShare;  // the share, twice over
+  ProjectionLimits limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, half);
+  EXPECT_EQ(limits.upgrade_total_states, half);
+  EXPECT_EQ(limits.retry_states, half);
+  EXPECT_EQ(limits.sink_states, half);  // rows that repeat timers are built whole if they fit
+  // Just short of the long share: the caps of a 30 s search and more.
+  options.time_limit = kLongUpgradeSeconds / kUpgradeShare - 1;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states * 6);
+  EXPECT_EQ(limits.sink_states, defaults.upgrade_states);
+  // Caps the caller names stay (the sink's), and a named share turns the growth off.
+  options.time_limit = 1800;
+  options.projection_limits.sink_states = 1000;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.sink_states, 1000);
+  EXPECT_EQ(limits.upgrade_states, half);
+  options.projection_limits.upgrade_seconds = 5;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states);
+  EXPECT_EQ(limits.upgrade_seconds, 5);
+  // A budget too small to hold more than the regular growth keeps it.
+  options.projection_limits = {};
+  options.max_memory_bytes = static_cast<int64_t>(
+      4 * kConstructionBytesPerState * static_cast<double>(defaults.upgrade_total_states));
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_total_states, defaults.upgrade_total_states * 4);
+}
+
 }  // namespace
 }  // namespace robotouille::testing

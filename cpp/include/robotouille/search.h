@@ -192,6 +192,11 @@ struct SearchResult {
 SearchResult search(const Task& task, const uint64_t* words, const int32_t* counters,
                     const SearchOptions& options);
 
+// The caps a search builds its projection bound under: options.projection_limits, with the
+// threads, and grown with the time limit and the memory budget unless they name
+// upgrade_seconds (see bound_limits in search.cc).
+ProjectionLimits bound_limits(const SearchOptions& options);
+
 // The heuristic value of one state (for tests and diagnostics); DelayHeuristic::kDeadEnd when
 // the relaxation cannot reach the goal.
 int32_t heuristic_value(const Task& task, const uint64_t* words, const int32_t* counters,
