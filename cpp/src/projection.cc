@@ -1002,7 +1002,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // instead, ahead of its shared row (its fallback's retry ended first), took the caps' room,
   // so one of the two was dropped: multi_agent/10 seed 420 then started at 50, not 54, under a
   // 30-minute search's caps, depending on which retry ended first.
-  auto source_in_flight = [&](const Upgrade& u) {
+  auto source_to_come = [&](const Upgrade& u) {
     if (!shares(u.row)) return false;
     const auto source = static_cast<size_t>(spec.share[u.row]);
     auto comes_from = [&](size_t row, bool retry) {
@@ -1017,7 +1017,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   std::deque<const Upgrade*> waiting;  // in the order they came up
   for (; next < upgrades.size() || !jobs.empty() || !waiting.empty();) {
     const auto ready = std::find_if(waiting.begin(), waiting.end(),
-                                    [&](const Upgrade* w) { return !source_in_flight(*w); });
+                                    [&](const Upgrade* w) { return !source_to_come(*w); });
     if (ready == waiting.end() && next == upgrades.size()) {
       wait_and_commit();  // the rest may queue follow-ups, or free a waiting row
       continue;
@@ -1025,7 +1025,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const Upgrade& u = ready != waiting.end() ? **ready : upgrades[next++];
     if (ready != waiting.end()) waiting.erase(ready);
     if (halting_upgrade()) break;
-    if (source_in_flight(u)) {
+    if (source_to_come(u)) {
       waiting.push_back(&u);
       continue;
     }

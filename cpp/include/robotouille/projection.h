@@ -393,8 +393,9 @@
  * built and predicts it within the row cap (cancelled if its turn does not want it); every row
  * is committed in the one-thread order under the caps as they stand then (a row that shares a
  * row whose build failed starts ahead too: it cannot share in this pass). The second pass
- * starts its rows in order, a row whose shared row is in flight waiting aside until that one
- * ends, and keeps each that fits the caps when it ends. Without a time
+ * starts its rows in order, a row whose shared row is still to come (in flight, queued, or the
+ * follow-up of a retry in flight or queued; on one thread too) waiting aside until that one is
+ * built or passed over, and keeps each that fits the caps when it ends. Without a time
  * budget the rows kept are those of one thread. The total of abstract states over all
  * projections is capped as well, and so are the distance tables: one entry per
  * abstract state and distinct column, where combinations and roles with the same abstract goal
