@@ -6,7 +6,7 @@ with the current one installed as usual::
     git worktree add /tmp/old REV
     pip install --no-build-isolation --no-deps -t /tmp/old_site /tmp/old
     python benchmarks/revision_report.py --old-site /tmp/old_site [--rounds 2] [--time-limit 10]
-        [--threads 1] [--bound-only] [FILE ...]
+        [--threads 1] [--bound-only] [--memory-gb G] [FILE ...]
         # default files: asynchronous/8, /9, multi_agent/6, /8 (originals)
 
 Each search (``robotouille.plan`` with ``threads``) reports its expanded states, its seconds
@@ -14,9 +14,12 @@ Each search (``robotouille.plan`` with ``threads``) reports its expanded states,
 Each round runs every file under the old install, then under the current one, one search at a
 time in a fresh interpreter, so both sides see the machine seconds apart; the ratio is taken
 within the round. FILE is a path under the original examples folder without its name's tail,
-e.g. ``asynchronous/9``. With ``--bound-only`` each search stops after its first state, so
+e.g. ``asynchronous/9``, or a bundled dataset instance, ``DATASET/TASK:SEED`` (e.g.
+``multi_agent/10:294``). With ``--bound-only`` each search stops after its first state, so
 it only builds the projection bound (with the upgrade share and caps of a search with that time
-limit), and the ratio is of those seconds: old / new.
+limit), and the ratio is of those seconds: old / new. With ``--memory-gb`` each search also has
+that memory budget (``max_memory_bytes``), and the ratio is of the states stored when it
+stopped: new / old (where both stop at the budget, how many states it holds).
 """
 
 from __future__ import annotations
@@ -33,24 +36,44 @@ from workloads import reference_root
 DEFAULT_FILES = ["asynchronous/8", "asynchronous/9", "multi_agent/6", "multi_agent/8"]
 
 
-def worker(time_limit: float, threads: int, names: list[str], bound_only: bool = False) -> None:
+def worker(
+    time_limit: float,
+    threads: int,
+    names: list[str],
+    bound_only: bool = False,
+    memory_gb: float | None = None,
+) -> None:
     """Plans each file in this interpreter and prints one JSON line per file."""
     import robotouille
 
     examples = reference_root() / "environments" / "env_generator" / "examples"
     for name in names:
-        env = robotouille.load(next(examples.glob(name + "_*.json")))
+        if ":" in name:
+            dataset_task, seed = name.split(":")
+            dataset, task = dataset_task.split("/")
+            (instance,) = robotouille.datasets.load(dataset, tasks=[task], seeds=[int(seed)])
+            env = instance.load()
+        else:
+            env = robotouille.load(next(examples.glob(name + "_*.json")))
         stats: Any
         solved: int | None = None
+        limit = None
         try:
             result = robotouille.plan(
-                env, time_limit=time_limit, threads=threads, max_states=1 if bound_only else None
+                env,
+                time_limit=time_limit,
+                threads=threads,
+                max_states=1 if bound_only else None,
+                max_memory_bytes=int(memory_gb * 2**30) if memory_gb else None,
             )
             stats, solved = result.stats, result.length
         except robotouille.SearchLimitError as error:
-            stats = error.stats
+            stats, limit = error.stats, error.limit
         record = {
             "file": name,
+            "limit": limit,
+            "stored": stats.stored,
+            "state_bytes": stats.state_bytes,
             "expanded": stats.expanded,
             "bound": stats.bound,
             "initial_h": stats.initial_h,
@@ -62,12 +85,19 @@ def worker(time_limit: float, threads: int, names: list[str], bound_only: bool =
         print(json.dumps({**record, "module": robotouille.__file__}), flush=True)
 
 
-def run_side(
-    old_site: str | None, time_limit: float, threads: int, names: list[str], bound_only: bool
-) -> list[dict[str, Any]]:
+def run_side(old_site: str | None, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Runs the worker in a fresh interpreter on the old install (or the current one)."""
-    arguments = [__file__, "--worker", "--time-limit", str(time_limit), "--threads", str(threads)]
-    return run_worker(old_site, [*arguments, *(["--bound-only"] if bound_only else []), *names])
+    arguments = [
+        __file__,
+        "--worker",
+        "--time-limit",
+        str(args.time_limit),
+        "--threads",
+        str(args.threads),
+        *(["--bound-only"] if args.bound_only else []),
+        *(["--memory-gb", str(args.memory_gb)] if args.memory_gb else []),
+    ]
+    return run_worker(old_site, [*arguments, *args.files])
 
 
 def main() -> None:
@@ -80,28 +110,37 @@ def main() -> None:
     parser.add_argument(
         "--bound-only", action="store_true", help="time building the bound, not the search"
     )
+    parser.add_argument(
+        "--memory-gb", type=float, help="memory budget of each search; compares stored states"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.time_limit, args.threads, args.files, args.bound_only)
+        worker(args.time_limit, args.threads, args.files, args.bound_only, args.memory_gb)
         return
     if not args.old_site:
         parser.error("--old-site is required")
-    measure = (
-        "seconds to build the bound, old / new" if args.bound_only else "expanded states, new / old"
-    )
+    if args.bound_only:
+        measure = "seconds to build the bound, old / new"
+    elif args.memory_gb:
+        measure = f"{args.memory_gb:g} GiB budget; stored states, new / old"
+    else:
+        measure = "expanded states, new / old"
     print(f"{args.time_limit:g} s per search, {args.threads} thread(s); {measure}, per round\n")
     print(f"| file | round | old | new | {'old / new' if args.bound_only else 'new / old'} |")
     print("|---|---:|---|---|---:|")
     for round_number in range(1, args.rounds + 1):
-        old = run_side(args.old_site, args.time_limit, args.threads, args.files, args.bound_only)
-        new = run_side(None, args.time_limit, args.threads, args.files, args.bound_only)
+        old = run_side(args.old_site, args)
+        new = run_side(None, args)
         if old and new and old[0]["module"] == new[0]["module"]:
             sys.exit(f"both sides import {new[0]['module']}: is --old-site an install?")
         for before, after in zip(old, new):
             if args.bound_only:
                 ratio = before["seconds"] / max(after["seconds"], 1e-9)
                 cells = [describe_bound(before), describe_bound(after)]
+            elif args.memory_gb:
+                ratio = after["stored"] / max(before["stored"], 1)
+                cells = [describe_memory(before), describe_memory(after)]
             else:
                 ratio = after["expanded"] / max(before["expanded"], 1)
                 cells = [describe(before), describe(after)]
@@ -121,6 +160,20 @@ def describe(result: dict[str, Any]) -> str:
     )
     return (
         f"{result['expanded']:,} ({end}, h0 {result['initial_h']}, "
+        f"{result['bytes_per_stored']:.1f} B/stored)"
+    )
+
+
+def describe_memory(result: dict[str, Any]) -> str:
+    """Stored states, how the search ended, and the bytes per packed and per stored state."""
+    end = (
+        f"solved {result['solved']}"
+        if result["solved"] is not None
+        else f">= {result['bound']} at {result['limit']}"
+    )
+    return (
+        f"{result['stored']:,} ({end} after {result['seconds']:.1f} s, "
+        f"{result['expanded']:,} expanded, {result['state_bytes']} B/state, "
         f"{result['bytes_per_stored']:.1f} B/stored)"
     )
 

@@ -658,9 +658,13 @@ NB_MODULE(_core, m) {
         o.threads = threads;
         o.batch = batch;
         if (!packing.is_none()) {
-          int_fields(nb::cast<nb::dict>(packing), "packing",
+          const auto tables = nb::cast<nb::dict>(packing);
+          int_fields(tables, "packing",
                      {{"group_begin", &o.pack_group_begin},
                       {"group_facts", &o.pack_group_facts}});
+          if (tables.contains("min_interned_bytes")) {
+            o.min_interned_bytes = nb::cast<int32_t>(tables["min_interned_bytes"]);
+          }
         }
         o.relocation_robot = std::move(relocations);
         if (!symmetry.is_none()) o.symmetry = symmetry_spec(nb::cast<nb::dict>(symmetry));
@@ -716,7 +720,9 @@ NB_MODULE(_core, m) {
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
-      "packing: robotouille.invariants' packing tables (at-most-one fact sets), or None. "
+      "packing: robotouille.invariants' packing tables (at-most-one fact sets, and optionally "
+      "min_interned_bytes: the plain facts' bytes are interned where they fill at least that "
+      "many, 0 never; 16 if absent; see search.h), or None. "
       "projection_task: the task the projections are built for (the same task with implied "
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "

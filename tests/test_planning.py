@@ -535,6 +535,47 @@ def test_memory_follows_the_stored_states() -> None:
     assert stats.bytes <= stats.stored * (per_state + hash_slots) + block + 2**16
 
 
+@needs_shared
+@pytest.mark.parametrize(
+    ("name", "algorithm", "threads", "interned_from"),
+    [
+        ("asynchronous/7_tomato_soup_and_lettuce_chicken_sandwich.json", "astar", 2, 1),
+        ("synchronous/5_double_cheeseburger.json", "bfs", 1, 1),
+        ("multi_agent/7_onion_potato_tomato_soup.json", "astar", 1, 1),
+        ("asynchronous/8_onion_tomato_soup_and_two_chicken_sandwich.json", "astar", 2, 16),
+    ],
+)
+def test_interning_the_plain_facts_changes_only_the_memory(
+    monkeypatch: Any, name: str, algorithm: str, threads: int, interned_from: int
+) -> None:
+    """Rows that keep an id of their plain facts (search.h, "Packed states") are searched
+    exactly as rows that keep their bits: the same states in the same order, so the same
+    statistics and plan. From one byte every task interns them; on two threads a batch meets
+    plain facts the table lacks (local keys, interned as the batch is stored). At the default,
+    asynchronous/8's rows and memory shrink."""
+    import robotouille.planning as planning
+
+    real = planning._packing_tables
+    plans = {}
+    for min_bytes in (0, interned_from):
+        monkeypatch.setattr(
+            planning,
+            "_packing_tables",
+            lambda env, k=min_bytes: {**real(env), "min_interned_bytes": k},
+        )
+        env = robotouille.load(EXAMPLES / name)
+        plans[min_bytes] = robotouille.plan(env, algorithm, threads=threads)
+        replay(env, plans[min_bytes])
+    bits, ids = plans[0], plans[interned_from]
+    assert ids.actions == bits.actions
+    for field in ("expanded", "generated", "stored", "pruned", "initial_h", "bound"):
+        assert getattr(ids.stats, field) == getattr(bits.stats, field), field
+    assert ids.stats.state_bytes != bits.stats.state_bytes  # the rows differ
+    if interned_from == 16:
+        assert ids.stats.state_bytes < bits.stats.state_bytes / 2
+        assert ids.stats.bytes < bits.stats.bytes
+
+
 def test_the_time_limit_covers_building_the_tables(monkeypatch: Any) -> None:
     """The bound's tables are built in Python before the search starts; a limit shorter than
     that stops the call with the time spent, and a longer one leaves the search the rest."""

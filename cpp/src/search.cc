@@ -26,6 +26,10 @@ namespace robotouille {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
+// Ids of the interned tables (counters, plain facts) stay below this: a thread that finds no
+// id for what it packed writes kLocalKey + the index of its key in its own list, and the
+// merge replaces it by the table's id (Searcher::expand, Searcher::merge).
+constexpr uint32_t kLocalKey = 0x80000000u;
 // The id indexes' finds report a missing key with their own constant; callers here test kNone.
 static_assert(IdIndex::kNotFound == kNone && CompactIdIndex::kNotFound == kNone);
 // A* keeps each state's bound in a byte (in its StateInfo): bounds above kMax are kept as kMax
@@ -65,6 +69,88 @@ std::vector<uint8_t> mutable_facts(const Task& task) {
   }
   return out;
 }
+
+// Append-only storage of entries of `width` values of T, in blocks of kBlockEntries entries.
+// Growing allocates one more block and never moves what is stored: no doubled capacity and no
+// second copy while a vector reallocates, so memory follows the size (within one block) and
+// the search's memory budget measures what it holds.
+template <typename T>
+class BlockArray {
+ public:
+  explicit BlockArray(size_t width = 1) : width_(width) {}
+
+  T* at(size_t i) { return blocks_[i >> kShift].get() + (i & kMask) * width_; }
+  const T* at(size_t i) const { return blocks_[i >> kShift].get() + (i & kMask) * width_; }
+  T& operator[](size_t i) { return *at(i); }
+  T operator[](size_t i) const { return *at(i); }
+
+  void append(const T* entry) {
+    if (size_ == blocks_.size() << kShift) {
+      blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlockEntries * width_));
+    }
+    std::copy(entry, entry + width_, at(size_++));
+  }
+  void push_back(T value) { append(&value); }  // width 1
+
+  size_t size() const { return size_; }
+  int64_t bytes() const {
+    return static_cast<int64_t>(blocks_.size() * kBlockEntries * width_ * sizeof(T) +
+                                blocks_.capacity() * sizeof(blocks_[0]));
+  }
+
+ private:
+  static constexpr int kShift = 14;
+  static constexpr size_t kBlockEntries = size_t{1} << kShift, kMask = kBlockEntries - 1;
+  size_t width_;
+  size_t size_ = 0;
+  std::vector<std::unique_ptr<T[]>> blocks_;
+};
+
+// Stored states: fixed-width rows plus a CompactIdIndex of them (the visited set). find() only
+// reads, so several threads may call it at once while nobody inserts.
+class StateStore {
+ public:
+  // `slots`: the visited set's first capacity (it grows as rows are added).
+  explicit StateStore(size_t width, size_t slots = 1 << 16)
+      : width_(width), rows_(width), index_(slots) {}
+
+  uint64_t hash(const uint8_t* row) const { return hash_bytes(row, width_); }
+
+  // Starts loading what find(row, hash) reads: the slot where its probe begins; or, once that
+  // slot is loaded, the stored row of the first id whose hash tag matches there or after it.
+  void prefetch_slot(uint64_t hash) const { index_.prefetch(hash); }
+  void prefetch_row(uint64_t hash) const {
+    const uint32_t id = index_.find(hash, [](uint32_t) { return true; });
+    if (id != CompactIdIndex::kNotFound) __builtin_prefetch(at(id));
+  }
+
+  // The row's id, or kNone.
+  uint32_t find(const uint8_t* row, uint64_t hash) const {
+    return index_.find(hash, [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; });
+  }
+
+  // Returns (id, inserted); `hash` is hash(row).
+  std::pair<uint32_t, bool> insert(const uint8_t* row, uint64_t hash) {
+    const auto found = index_.find_or_insert(
+        hash, static_cast<uint32_t>(size()),
+        [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; },
+        [&](uint32_t id) { return hash_bytes(at(id), width_); });
+    if (found.second) {
+      if (found.first >= kLocalKey) throw std::length_error("search: more than 2^31 rows");
+      rows_.append(row);
+    }
+    return found;
+  }
+  std::pair<uint32_t, bool> insert(const uint8_t* row) { return insert(row, hash(row)); }
+  const uint8_t* at(uint32_t id) const { return rows_.at(id); }
+  size_t size() const { return rows_.size(); }
+  int64_t bytes() const { return rows_.bytes() + index_.bytes(); }
+
+ private:
+  size_t width_;
+  BlockArray<uint8_t> rows_;
+  CompactIdIndex index_;
+};
 
 // The interned counters of the packed states (see search.h): every distinct value of what a
 // packed state keeps of the counters (player, active list, the listed templates' node words,
@@ -134,10 +220,6 @@ class CounterTable {
     return total;
   }
 
-  // Ids at or above this are not the table's: a thread that finds no id for its counters
-  // writes kLocalKey + the index of their key in its own list (Searcher::expand).
-  static constexpr uint32_t kLocalKey = 0x80000000u;
-
  private:
   const Task& task_;
   bool keep_player_;
@@ -145,15 +227,23 @@ class CounterTable {
   std::vector<IntVec> keys_;
 };
 
-// Packs (words, counters) into fixed-width byte strings and back (see search.h): the fact
-// bytes, then the counters' id in a CounterTable. Each thread of a search packs with its own
-// copy (scratch), all sharing one table.
+// Packs (words, counters) into fixed-width byte strings and back (see search.h): the bytes of
+// the at-most-one sets' fields, then the ids of the plain facts' parts, each in a table of its
+// values (where the plain facts fill min_interned_bytes), then the counters' id in a
+// CounterTable. Each thread of a search packs with its own copy (scratch), all sharing the
+// tables.
 class Packer {
  public:
+  // What pack() found no id for (bits of its result): the counters, and part k of the plain
+  // facts (kMissingPlain << k).
+  static constexpr uint32_t kMissingCounters = 1, kMissingPlain = 2;
+
   // `moved`: facts that symmetry reduction may exchange (kept even if no action changes them).
   // `group_begin` / `group_facts`: at-most-one fact sets, packed as an index (see search.h).
+  // `min_interned_bytes`: see SearchOptions.
   Packer(const Task& task, const uint64_t* initial_words, CounterTable* table,
-         const IntVec& moved, const IntVec& group_begin, const IntVec& group_facts)
+         const IntVec& moved, const IntVec& group_begin, const IntVec& group_facts,
+         int32_t min_interned_bytes)
       : task_(task), table_(table) {
     std::vector<uint8_t> changes = mutable_facts(task);
     for (int32_t f : moved) {
@@ -172,6 +262,26 @@ class Packer {
       out += end - f;
       f = end;
     }
+    // The plain facts change little along a search (which items are cut, cooked, clear, where
+    // stations are vacant), so they take far fewer values than the states, and parts of them
+    // fewer still: stored once each, a part leaves a 4-byte id in the row. Measured on the
+    // original multi_agent/10 (50 bytes of plain facts, 2.0M stored states): 503,212 values
+    // whole, 110,334 and 190,116 for two halves; on multi_agent/10 seed 294 (75 bytes, 2.2M
+    // states): 980,478 whole, 51,478, 96,841 and 187,327 for thirds. Their bytes end on a
+    // byte boundary, where the sets' fields begin.
+    if (min_interned_bytes > 0 && out >= 8 * min_interned_bytes) {
+      plain_bytes_ = (out + 7) / 8;
+      out = 8 * plain_bytes_;
+      const int32_t count = std::min(kMaxPlainParts, (plain_bytes_ + kPlainPartBytes - 1) /
+                                                         kPlainPartBytes);
+      for (int32_t k = 0; k < count; ++k) {
+        PlainPart part;
+        part.offset = plain_bytes_ * k / count;
+        part.bytes = plain_bytes_ * (k + 1) / count - part.offset;
+        part.table = std::make_shared<StateStore>(static_cast<size_t>(part.bytes), 1 << 10);
+        parts_.push_back(std::move(part));
+      }
+    }
     for (Group& g : groups_) {
       g.offset = out;
       out += g.bits;
@@ -185,7 +295,7 @@ class Packer {
     }
     group_dirty_.assign(groups_.size(), 0);
     fact_bytes_ = (out + 7) / 8;
-    width_ = fact_bytes_ + 4;
+    width_ = fact_bytes_ - plain_bytes_ + 4 * static_cast<int32_t>(parts_.size()) + 4;
     scratch_.assign(static_cast<size_t>(out / 64 + 2), 0);
     static_words_.assign(initial_words, initial_words + task.num_words);
     for (const Run& r : runs_) {
@@ -198,11 +308,14 @@ class Packer {
 
   size_t width() const { return static_cast<size_t>(width_); }
 
-  // Packs the state with its counters' id in the table. Returns false, with kNone in the id's
-  // place, when the table has no id for them yet: key() then holds their key.
-  bool pack(const uint64_t* words, const int32_t* counters, uint8_t* out) {
+  // Packs the state with the ids of its counters and of its plain facts' parts. Returns what
+  // the tables have no id for yet (kMissingCounters, kMissingPlain << k; 0: none), with kNone
+  // in that id's place: key() and part(k) then hold what it would be the id of.
+  uint32_t pack(const uint64_t* words, const int32_t* counters, uint8_t* out) {
     pack_facts(words, out);
-    // A state's successors mostly share their counters (one timer pass after each step).
+    uint32_t missing = 0;
+    // A state's successors mostly share their counters (one timer pass after each step), and
+    // their plain facts with them or with their parent.
     const auto n = static_cast<size_t>(task_.num_counters);
     uint32_t id = last_id_;
     if (last_counters_.size() != n || !std::equal(counters, counters + n, last_counters_.begin())) {
@@ -214,25 +327,80 @@ class Packer {
       }
     }
     set_id(out, id);
-    return id != kNone;
+    if (id == kNone) missing |= kMissingCounters;
+    for (int32_t k = 0; k < parts(); ++k) {
+      PlainPart& p = parts_[k];
+      const uint8_t* bytes = part(k);
+      const size_t size = part_bytes(k);
+      uint32_t part_id = kNone;
+      if (p.base_id != kNone && std::memcmp(bytes, p.base.data(), size) == 0) {
+        part_id = p.base_id;
+      } else if (p.last_id != kNone && std::memcmp(bytes, p.last.data(), size) == 0) {
+        part_id = p.last_id;
+      } else {
+        part_id = p.table->find(bytes, p.table->hash(bytes));
+        if (part_id != kNone) {
+          p.last.assign(bytes, bytes + size);
+          p.last_id = part_id;
+        }
+      }
+      set_part_id(out, k, part_id);
+      if (part_id == kNone) missing |= kMissingPlain << k;
+    }
+    return missing;
   }
 
-  // As pack(), interning new counters (only while no other thread packs).
+  // As pack(), interning what the tables lack (only while no other thread packs).
   void pack_interning(const uint64_t* words, const int32_t* counters, uint8_t* out) {
-    if (!pack(words, counters, out)) set_id(out, table_->intern(key_));
+    const uint32_t missing = pack(words, counters, out);
+    if (missing & kMissingCounters) set_id(out, table_->intern(key_));
+    for (int32_t k = 0; k < parts(); ++k) {
+      if (missing & (kMissingPlain << k)) set_part_id(out, k, intern_part(k, part(k)));
+    }
   }
 
   const IntVec& key() const { return key_; }
-  uint32_t id(const uint8_t* row) const {
-    uint32_t id;
-    std::memcpy(&id, row + fact_bytes_, 4);
-    return id;
+  // The plain facts' parts (0 where they are not interned); part k's bytes in the state
+  // packed or unpacked last (part_bytes(k) of them).
+  int32_t parts() const { return static_cast<int32_t>(parts_.size()); }
+  const uint8_t* part(int32_t k) const { return plain() + parts_[k].offset; }
+  size_t part_bytes(int32_t k) const { return static_cast<size_t>(parts_[k].bytes); }
+  uint32_t intern_part(int32_t k, const uint8_t* bytes) {
+    return parts_[k].table->insert(bytes).first;
   }
-  void set_id(uint8_t* row, uint32_t id) const { std::memcpy(row + fact_bytes_, &id, 4); }
+  // Memory of the tables of plain facts (the counters' table is the caller's).
+  int64_t table_bytes() const {
+    int64_t total = 0;
+    for (const PlainPart& p : parts_) total += p.table->bytes();
+    return total;
+  }
+
+  uint32_t id(const uint8_t* row) const { return read_id(row + width_ - 4); }
+  void set_id(uint8_t* row, uint32_t id) const { std::memcpy(row + width_ - 4, &id, 4); }
+  uint32_t part_id(const uint8_t* row, int32_t k) const { return read_id(row + part_at(k)); }
+  void set_part_id(uint8_t* row, int32_t k, uint32_t id) const {
+    std::memcpy(row + part_at(k), &id, 4);
+  }
+  // Whether all of the row's ids are the tables' (none a local key).
+  bool complete(const uint8_t* row) const {
+    if (id(row) >= kLocalKey) return false;
+    for (int32_t k = 0; k < parts(); ++k) {
+      if (part_id(row, k) >= kLocalKey) return false;
+    }
+    return true;
+  }
 
   void unpack(const uint8_t* in, uint64_t* words, int32_t* counters) {
     std::fill(scratch_.begin(), scratch_.end(), 0);
-    std::memcpy(scratch_.data(), in, static_cast<size_t>(fact_bytes_));
+    auto* bytes = reinterpret_cast<uint8_t*>(scratch_.data());
+    for (int32_t k = 0; k < parts(); ++k) {
+      const uint32_t part_id = this->part_id(in, k);
+      PlainPart& p = parts_[k];
+      std::memcpy(bytes + p.offset, p.table->at(part_id), part_bytes(k));
+      p.base.assign(part(k), part(k) + p.bytes);
+      p.base_id = part_id;
+    }
+    std::memcpy(bytes + plain_bytes_, in, static_cast<size_t>(fact_bytes_ - plain_bytes_));
     std::memcpy(words, static_words_.data(), sizeof(uint64_t) * static_words_.size());
     for (const Run& r : runs_) {
       for (int32_t done = 0; done < r.len; done += 64) {
@@ -266,7 +434,7 @@ class Packer {
   // a run, or their set's field) written again. Either way the bytes are the same.
   void pack_facts(const uint64_t* words, uint8_t* out) {
     if (!base_words_.empty() && pack_delta(words)) {
-      std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
+      copy_fields(out);
       return;
     }
     std::fill(scratch_.begin(), scratch_.end(), 0);
@@ -279,8 +447,28 @@ class Packer {
     for (const Group& g : groups_) {
       or_bits(scratch_.data(), g.offset, g.bits, group_value(g, words));
     }
-    std::memcpy(out, scratch_.data(), static_cast<size_t>(fact_bytes_));
+    copy_fields(out);
   }
+
+  // The packed facts' bytes that the row keeps (the sets' fields; all where none are
+  // interned), from scratch_ into the row.
+  void copy_fields(uint8_t* out) const {
+    std::memcpy(out, plain() + plain_bytes_, static_cast<size_t>(fact_bytes_ - plain_bytes_));
+  }
+
+  static uint32_t read_id(const uint8_t* at) {
+    uint32_t id;
+    std::memcpy(&id, at, 4);
+    return id;
+  }
+
+  // The plain facts' bytes in scratch_ (where they are interned, they come first).
+  const uint8_t* plain() const { return reinterpret_cast<const uint8_t*>(scratch_.data()); }
+  // Where part k's id lies in a row: after the sets' fields.
+  size_t part_at(int32_t k) const {
+    return static_cast<size_t>(fact_bytes_ - plain_bytes_ + 4 * k);
+  }
+
 
   // The field of at-most-one set g for `words`: 0, or 1 + the index of its true fact.
   uint64_t group_value(const Group& g, const uint64_t* words) const {
@@ -376,88 +564,29 @@ class Packer {
   std::vector<uint64_t> base_words_, base_packed_;  // the state unpacked last, and its bits
   std::vector<uint8_t> group_dirty_;                 // scratch of pack_delta
   IntVec dirty_;
-  int32_t fact_bytes_ = 0, width_ = 0;
+  // Plain facts are interned in parts of at most about this many bytes, and at most this many
+  // parts: measured on multi_agent/10 (see the constructor), one part of 75 bytes held 36
+  // bytes per stored state, three 4 and their ids 8 more; parts of 16 bytes or less take more
+  // in ids than they save in the tables.
+  static constexpr int32_t kPlainPartBytes = 32, kMaxPlainParts = 16;
+  // A part of the plain facts: its bytes, the table of its values (shared by the packer's
+  // copies), and two values with their ids that spare pack() a lookup: the state unpacked last
+  // (a successor keeps most parts of its parent) and what pack() looked up last (siblings
+  // often change a part alike).
+  struct PlainPart {
+    int32_t offset = 0, bytes = 0;
+    std::shared_ptr<StateStore> table;
+    std::vector<uint8_t> base, last;
+    uint32_t base_id = kNone, last_id = kNone;
+  };
+  // fact_bytes_: all packed facts (the first plain_bytes_ of them interned, if any); width_:
+  // the row.
+  int32_t fact_bytes_ = 0, plain_bytes_ = 0, width_ = 0;
+  std::vector<PlainPart> parts_;
   std::vector<uint64_t> scratch_, static_words_;
   IntVec key_;            // the key of the counters pack() looked up last
   IntVec last_counters_;  // the counters pack() found an id for last, and that id
   uint32_t last_id_ = kNone;
-};
-
-// Append-only storage of entries of `width` values of T, in blocks of kBlockEntries entries.
-// Growing allocates one more block and never moves what is stored: no doubled capacity and no
-// second copy while a vector reallocates, so memory follows the size (within one block) and
-// the search's memory budget measures what it holds.
-template <typename T>
-class BlockArray {
- public:
-  explicit BlockArray(size_t width = 1) : width_(width) {}
-
-  T* at(size_t i) { return blocks_[i >> kShift].get() + (i & kMask) * width_; }
-  const T* at(size_t i) const { return blocks_[i >> kShift].get() + (i & kMask) * width_; }
-  T& operator[](size_t i) { return *at(i); }
-  T operator[](size_t i) const { return *at(i); }
-
-  void append(const T* entry) {
-    if (size_ == blocks_.size() << kShift) {
-      blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlockEntries * width_));
-    }
-    std::copy(entry, entry + width_, at(size_++));
-  }
-  void push_back(T value) { append(&value); }  // width 1
-
-  size_t size() const { return size_; }
-  int64_t bytes() const {
-    return static_cast<int64_t>(blocks_.size() * kBlockEntries * width_ * sizeof(T) +
-                                blocks_.capacity() * sizeof(blocks_[0]));
-  }
-
- private:
-  static constexpr int kShift = 14;
-  static constexpr size_t kBlockEntries = size_t{1} << kShift, kMask = kBlockEntries - 1;
-  size_t width_;
-  size_t size_ = 0;
-  std::vector<std::unique_ptr<T[]>> blocks_;
-};
-
-// Stored states: fixed-width rows plus a CompactIdIndex of them (the visited set). find() only
-// reads, so several threads may call it at once while nobody inserts.
-class StateStore {
- public:
-  explicit StateStore(size_t width) : width_(width), rows_(width), index_(1 << 16) {}
-
-  uint64_t hash(const uint8_t* row) const { return hash_bytes(row, width_); }
-
-  // Starts loading what find(row, hash) reads: the slot where its probe begins; or, once that
-  // slot is loaded, the stored row of the first id whose hash tag matches there or after it.
-  void prefetch_slot(uint64_t hash) const { index_.prefetch(hash); }
-  void prefetch_row(uint64_t hash) const {
-    const uint32_t id = index_.find(hash, [](uint32_t) { return true; });
-    if (id != CompactIdIndex::kNotFound) __builtin_prefetch(at(id));
-  }
-
-  // The row's id, or kNone.
-  uint32_t find(const uint8_t* row, uint64_t hash) const {
-    return index_.find(hash, [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; });
-  }
-
-  // Returns (id, inserted); `hash` is hash(row).
-  std::pair<uint32_t, bool> insert(const uint8_t* row, uint64_t hash) {
-    const auto found = index_.find_or_insert(
-        hash, static_cast<uint32_t>(size()),
-        [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; },
-        [&](uint32_t id) { return hash_bytes(at(id), width_); });
-    if (found.second) rows_.append(row);
-    return found;
-  }
-  std::pair<uint32_t, bool> insert(const uint8_t* row) { return insert(row, hash(row)); }
-  const uint8_t* at(uint32_t id) const { return rows_.at(id); }
-  size_t size() const { return rows_.size(); }
-  int64_t bytes() const { return rows_.bytes() + index_.bytes(); }
-
- private:
-  size_t width_;
-  BlockArray<uint8_t> rows_;
-  CompactIdIndex index_;
 };
 
 template <typename T>
@@ -467,7 +596,7 @@ int64_t capacity_bytes(const std::vector<T>& v) {
 
 // A successor found while expanding a batch (see Searcher::astar), for Searcher::merge.
 struct Child {
-  uint64_t hash;    // of the packed row (with the counters' id, or a local key)
+  uint64_t hash;    // of the packed row (with the tables' ids, or local keys)
   uint32_t found;   // its stored id, where the visited set had it before the batch, or kNone
   int32_t sibling;  // an earlier successor of the same state with the same row, or -1
   int32_t h;        // the bound, for the others
@@ -503,6 +632,10 @@ struct alignas(64) Expander {
   std::vector<Child> children;
   std::vector<uint8_t> rows;  // the children's packed rows, one after another
   std::vector<IntVec> keys;   // counters the table did not have (local keys, see Packer)
+  // Parts of plain facts their tables did not have (local keys, see Packer): per key its part
+  // and where its bytes start in plain_data.
+  std::vector<std::pair<int32_t, size_t>> plain_keys;
+  std::vector<uint8_t> plain_data;
   std::vector<size_t> fresh;  // the children of the state being expanded that were evaluated
   // The state being expanded's successors (Searcher::expand's passes): whether each is a goal,
   // and their full states, one after another.
@@ -513,6 +646,8 @@ struct alignas(64) Expander {
     children.clear();
     rows.clear();
     keys.clear();
+    plain_keys.clear();
+    plain_data.clear();
   }
 
   // An expander for another thread: its own scratch, and copies of the canonicalizer and the
@@ -624,7 +759,8 @@ class Searcher {
     parallel_ = actions_per_step(options);
     expanders_.push_back(std::make_unique<Expander>(
         Packer(task, words, &table_, options.symmetry ? options.symmetry->pair_facts : IntVec{},
-               options.pack_group_begin, options.pack_group_facts)));
+               options.pack_group_begin, options.pack_group_facts,
+               options.min_interned_bytes)));
     Expander& x = main();
     store_ = std::make_unique<StateStore>(x.packer.width());
     x.row.resize(x.packer.width());
@@ -713,9 +849,10 @@ class Searcher {
     Outcome outcome;
     int32_t late;  // the deferred bound (kPendingFlag), or -1
     // Its successors: [first, end) of the children (and rows) of the expander that expanded
-    // it, whose keys from first_key on are its local keys.
+    // it, whose keys from first_key on, and plain facts from first_plain on, are its local
+    // keys.
     int32_t by;
-    size_t first, end, first_key;
+    size_t first, end, first_key, first_plain;
   };
   // States expanded at once per thread, when several search: enough to keep the threads busy
   // between two synchronizations, few enough that a batch stays close to A*'s order (measured
@@ -729,7 +866,8 @@ class Searcher {
   }
 
   int64_t memory() const {
-    int64_t total = store_->bytes() + table_.bytes() + parent_.bytes() + info_.bytes();
+    int64_t total = store_->bytes() + table_.bytes() + expanders_[0]->packer.table_bytes() +
+                    parent_.bytes() + info_.bytes();
     for (const auto& by_g : open_) {
       for (const auto& ids : by_g) total += capacity_bytes(ids);
     }
@@ -967,7 +1105,7 @@ class Searcher {
   // Whether x's successor (canonicalized as the search stores them) packs to stored state
   // `id` (for plan extraction).
   bool next_is(Expander& x, uint32_t id) {
-    return x.packer.pack(x.next_words.data(), x.next_counters.data(), x.row.data()) &&
+    return x.packer.pack(x.next_words.data(), x.next_counters.data(), x.row.data()) == 0 &&
            std::memcmp(x.row.data(), store_->at(id), x.packer.width()) == 0;
   }
 
@@ -1214,6 +1352,7 @@ class Searcher {
     e.by = thread;
     e.first = e.end = x.children.size();
     e.first_key = x.keys.size();
+    e.first_plain = x.plain_keys.size();
     e.late = -1;
     x.packer.unpack(store_->at(e.id), x.words.data(), x.counters.data());
     if (e.flags & kPendingFlag) {
@@ -1260,29 +1399,35 @@ class Searcher {
       const size_t at = x.rows.size();
       x.rows.resize(at + width);
       uint8_t* row = x.rows.data() + at;
-      if (!x.packer.pack(x.next_words.data(), x.next_counters.data(), row)) {
+      const uint32_t missing = x.packer.pack(x.next_words.data(), x.next_counters.data(), row);
+      if (missing & Packer::kMissingCounters) {
         // Counters the table lacks: their local key, the same for equal counters.
         const auto mine = x.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
         const auto local =
             static_cast<uint32_t>(std::find(mine, x.keys.end(), x.packer.key()) - mine);
         if (mine + local == x.keys.end()) x.keys.push_back(x.packer.key());
-        x.packer.set_id(row, CounterTable::kLocalKey + local);
+        x.packer.set_id(row, kLocalKey + local);
+      }
+      for (int32_t part = 0; part < x.packer.parts(); ++part) {
+        if (missing & (Packer::kMissingPlain << part)) {
+          x.packer.set_part_id(row, part, local_plain(x, e, part));
+        }
       }
       child.hash = store_->hash(row);
-      if (x.packer.id(row) < CounterTable::kLocalKey) store_->prefetch_slot(child.hash);
+      if (x.packer.complete(row)) store_->prefetch_slot(child.hash);
       x.children.push_back(child);
       x.goal.push_back((status & kStatusGoal) != 0);
     });
     e.end = x.children.size();
     for (size_t k = e.first; k < e.end; ++k) {
-      if (x.packer.id(x.rows.data() + k * width) < CounterTable::kLocalKey) {
+      if (x.packer.complete(x.rows.data() + k * width)) {
         store_->prefetch_row(x.children[k].hash);
       }
     }
     for (size_t k = e.first; k < e.end; ++k) {
       Child& child = x.children[k];
       const uint8_t* row = x.rows.data() + k * width;
-      if (x.packer.id(row) < CounterTable::kLocalKey) child.found = store_->find(row, child.hash);
+      if (x.packer.complete(row)) child.found = store_->find(row, child.hash);
       if (child.found == kNone) {
         // A state two steps reach (symmetric moves, say) is evaluated once, as the search
         // one state at a time does.
@@ -1308,6 +1453,22 @@ class Searcher {
     x.fresh.clear();
     x.child_words.clear();
     x.child_counters.clear();
+  }
+
+  // The local key of part `part` of the plain facts x packed last, which its table lacks: the
+  // same for an equal part among e's successors.
+  static uint32_t local_plain(Expander& x, const Expansion& e, int32_t part) {
+    const size_t bytes = x.packer.part_bytes(part);
+    const uint8_t* value = x.packer.part(part);
+    for (size_t k = e.first_plain; k < x.plain_keys.size(); ++k) {
+      const auto& [other, at] = x.plain_keys[k];
+      if (other == part && std::memcmp(x.plain_data.data() + at, value, bytes) == 0) {
+        return kLocalKey + static_cast<uint32_t>(k - e.first_plain);
+      }
+    }
+    x.plain_keys.emplace_back(part, x.plain_data.size());
+    x.plain_data.insert(x.plain_data.end(), value, value + bytes);
+    return kLocalKey + static_cast<uint32_t>(x.plain_keys.size() - 1 - e.first_plain);
   }
 
   // Stores what expand() found for e (thread 0, in batch order): the state's deferred bound,
@@ -1338,6 +1499,12 @@ class Searcher {
     for (size_t k = e.first_key; k < x.keys.size(); ++k) {
       ids.push_back(static_cast<int32_t>(table_.intern(x.keys[k])));
     }
+    IntVec& plain_ids = merged_plain_ids_;
+    for (size_t k = e.first_plain; k < x.plain_keys.size(); ++k) {
+      const auto& [part, at] = x.plain_keys[k];
+      plain_ids.push_back(
+          static_cast<int32_t>(main().packer.intern_part(part, x.plain_data.data() + at)));
+    }
     const size_t width = x.packer.width();
     const Packer& packer = x.packer;
     const auto child_g = static_cast<uint16_t>(e.g + 1);
@@ -1353,9 +1520,17 @@ class Searcher {
       } else if (id == kNone) {
         uint8_t* row = x.rows.data() + (e.first + k) * width;
         uint64_t hash = child.hash;
-        const uint32_t config = packer.id(row);
-        if (config >= CounterTable::kLocalKey) {
-          packer.set_id(row, static_cast<uint32_t>(ids[config - CounterTable::kLocalKey]));
+        if (!packer.complete(row)) {
+          const uint32_t config = packer.id(row);
+          if (config >= kLocalKey) {
+            packer.set_id(row, static_cast<uint32_t>(ids[config - kLocalKey]));
+          }
+          for (int32_t part = 0; part < packer.parts(); ++part) {
+            const uint32_t local = packer.part_id(row, part);
+            if (local >= kLocalKey) {
+              packer.set_part_id(row, part, static_cast<uint32_t>(plain_ids[local - kLocalKey]));
+            }
+          }
           hash = store_->hash(row);
         }
         std::tie(id, fresh) = store_->insert(row, hash);
@@ -1397,6 +1572,7 @@ class Searcher {
       }
     }
     ids.clear();
+    plain_ids.clear();
     return SearchStatus::kSolved;
   }
 
@@ -1411,6 +1587,7 @@ class Searcher {
   std::vector<Expansion> batch_;
   std::vector<uint32_t> child_ids_;  // merge() scratch: the stored id of each successor
   IntVec merged_ids_;                // ... and the table's id of each local key
+  IntVec merged_plain_ids_;          // ... and of each local key of plain facts
   bool delay_bound_ = true;  // whether the DelayHeuristic is part of the bound
   int32_t parallel_ = 1;      // actions per step: the robots in simultaneous mode, else 1
   std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)

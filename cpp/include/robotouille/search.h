@@ -15,7 +15,13 @@
  * field of bit_width(n) bits: 0 when none of its facts is true, else 1 + the index of the true
  * one (a state with two true throws std::logic_error: the set was no invariant). The counters
  * (few distinct values: they are non-zero only for running effects) are interned in a side
- * table and stored as a uint32.
+ * table and stored as a uint32. So are the other facts' bits (the plain facts: what is cut,
+ * cooked, clear, which stations are vacant), where they fill at least min_interned_bytes, in
+ * parts of at most about 32 bytes, each in a table of its own: they take far fewer values than
+ * the states, while the sets' fields (where each item and robot is) make most of the
+ * difference between states. A row is then the fields' bytes, an id per part and the
+ * counters' id: on multi_agent/10 seed 294, 34 bytes instead of 96, and about 61 bytes per
+ * stored state in all instead of 118 (benchmarks/README.md, "Plain facts interned").
  * Stored states live in fixed-size blocks of rows indexed by id, as do the per-id parent, g,
  * bound and flags (growing never copies them, and memory follows the number of states); a
  * hash set of ids (open addressing, 4-byte slots: the id and a tag of the row's hash) is the
@@ -167,6 +173,11 @@ struct SearchOptions {
   // At-most-one fact sets (CSR; python/robotouille/invariants.py proves them), packed as an
   // index each (see "Packed states"). Empty: every mutable fact is one bit.
   IntVec pack_group_begin, pack_group_facts;
+  // The other mutable facts' bytes are interned where they fill at least this many (see
+  // "Packed states"); 0: never. Changes the memory only, not the search. Fewer may not pay:
+  // 8 bytes of them, interned in synchronous/6's breadth-first search, took more memory than
+  // they saved in the rows (36.6 bytes per stored state instead of 32.8).
+  int32_t min_interned_bytes = 16;
 };
 
 struct SearchStats {
