@@ -565,10 +565,12 @@ class Packer {
   std::vector<uint8_t> group_dirty_;                 // scratch of pack_delta
   IntVec dirty_;
   // Plain facts are interned in parts of at most about this many bytes, and at most this many
-  // parts: measured on multi_agent/10 (see the constructor), one part of 75 bytes held 36
-  // bytes per stored state, three 4 and their ids 8 more; parts of 16 bytes or less take more
-  // in ids than they save in the tables.
-  static constexpr int32_t kPlainPartBytes = 32, kMaxPlainParts = 16;
+  // parts. Larger parts take more values: on multi_agent/10 seed 294 one part of 75 bytes
+  // held 36 bytes per stored state in its table, three 4 (and their ids 8 more); on
+  // asynchronous/9 searched with the time bound alone, one part of 29 bytes took more than it
+  // saved (66.8 bytes per stored state in all at 2M states, 62.0 without interning), two
+  // saved (55.3 at 1M, 62.9 without). Smaller parts take more in ids than they save.
+  static constexpr int32_t kPlainPartBytes = 24, kMaxPlainParts = 16;
   // A part of the plain facts: its bytes, the table of its values (shared by the packer's
   // copies), and two values with their ids that spare pack() a lookup: the state unpacked last
   // (a successor keeps most parts of its parent) and what pack() looked up last (siblings

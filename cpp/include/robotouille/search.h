@@ -17,10 +17,10 @@
  * (few distinct values: they are non-zero only for running effects) are interned in a side
  * table and stored as a uint32. So are the other facts' bits (the plain facts: what is cut,
  * cooked, clear, which stations are vacant), where they fill at least min_interned_bytes, in
- * parts of at most about 32 bytes, each in a table of its own: they take far fewer values than
+ * parts of at most about 24 bytes, each in a table of its own: they take far fewer values than
  * the states, while the sets' fields (where each item and robot is) make most of the
  * difference between states. A row is then the fields' bytes, an id per part and the
- * counters' id: on multi_agent/10 seed 294, 34 bytes instead of 96, and about 61 bytes per
+ * counters' id: on multi_agent/10 seed 294, 38 bytes instead of 96, and about 64 bytes per
  * stored state in all instead of 118 (benchmarks/README.md, "Plain facts interned").
  * Stored states live in fixed-size blocks of rows indexed by id, as do the per-id parent, g,
  * bound and flags (growing never copies them, and memory follows the number of states); a
