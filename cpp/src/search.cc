@@ -469,7 +469,6 @@ class Packer {
     return static_cast<size_t>(fact_bytes_ - plain_bytes_ + 4 * k);
   }
 
-
   // The field of at-most-one set g for `words`: 0, or 1 + the index of its true fact.
   uint64_t group_value(const Group& g, const uint64_t* words) const {
     uint64_t value = 0;
