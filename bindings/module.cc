@@ -379,6 +379,7 @@ nb::dict stats_dict(const robotouille::SearchStats& stats) {
   d["bytes"] = stats.bytes;
   d["state_bytes"] = stats.state_bytes;
   d["pruned"] = stats.pruned;
+  d["deferred"] = stats.deferred;
   d["initial_h"] = stats.initial_h;
   d["abstract_states"] = stats.abstract_states;
   d["bound"] = stats.bound;
@@ -649,7 +650,7 @@ NB_MODULE(_core, m) {
          nb::object projections, nb::object packing, nb::object projection_task,
          nb::object projection_limits, std::vector<int32_t> relocations, int32_t weight,
          int32_t weight_denominator, nb::object progress, double progress_every, int32_t threads,
-         int32_t batch) {
+         int32_t batch, int32_t partial_slack, int64_t partial_from_bytes) {
         check_row(t, words, counters);
         robotouille::SearchOptions o = search_options(algorithm, mode, lmcut, std::move(robots),
                                                       max_states, max_memory_bytes, time_limit);
@@ -657,6 +658,8 @@ NB_MODULE(_core, m) {
         o.weight_denominator = weight_denominator;
         o.threads = threads;
         o.batch = batch;
+        o.partial_slack = partial_slack;
+        o.partial_from_bytes = partial_from_bytes;
         if (!packing.is_none()) {
           const auto tables = nb::cast<nb::dict>(packing);
           int_fields(tables, "packing",
@@ -717,6 +720,8 @@ NB_MODULE(_core, m) {
       nb::arg("relocations") = std::vector<int32_t>{}, nb::arg("weight") = 1,
       nb::arg("weight_denominator") = 1, nb::arg("progress").none() = nb::none(),
       nb::arg("progress_every") = 1.0, nb::arg("threads") = 1, nb::arg("batch") = 0,
+      nb::arg("partial_slack") = robotouille::SearchOptions{}.partial_slack,
+      nb::arg("partial_from_bytes") = robotouille::SearchOptions{}.partial_from_bytes,
       "Optimal plan search from one state; returns (status, plan, stats). plan: one list of "
       "groundings per step. symmetry: a dict of the tables robotouille.symmetry builds (lists "
       "of ints), or None. projections: likewise, robotouille.projections' tables (A* only). "
@@ -738,7 +743,11 @@ NB_MODULE(_core, m) {
       "(a dict like the returned one), or None; an exception it raises stops the search and "
       "is raised from here. threads: A* expands states on that many threads (the plan and the "
       "statistics depend only on the batch size: states expanded at once, 0 for 1 on one "
-      "thread and 32 per thread on more; see search.h). The GIL is released while searching.");
+      "thread and 32 per thread on more; see search.h). partial_slack, partial_from_bytes: A* "
+      "under memory pressure leaves out successors more than partial_slack layers above the one "
+      "expanded once its tables hold partial_from_bytes (-1: half of max_memory_bytes if set, "
+      "else never), and expands their parents again when they fall due; partial_slack -1: "
+      "never (see search.h, \"Partial expansion\"). The GIL is released while searching.");
 
   m.def(
       "heuristic_value",

@@ -279,24 +279,30 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
     except OverflowError:
         expected = -1  # too big for the Python BFS: BFS and A* must still agree
     results = {}
-    # Symmetry reduction is on by default; one BFS runs without it. One A* runs on two threads.
-    for algorithm, h, sym, threads in (
-        ("bfs", "lmcut", True, 1),
-        ("bfs", "lmcut", False, 1),
-        ("astar", "lmcut", True, 1),
-        ("astar", "time", True, 1),
-        ("astar", "projections", True, 1),
-        ("astar", "projections", True, 2),
-        ("astar", "all", False, 1),
+    # Symmetry reduction is on by default; one BFS runs without it. One A* runs on two threads,
+    # one with partial expansion from its start (search.h, "Partial expansion").
+    for algorithm, h, sym, threads, partial in (
+        ("bfs", "lmcut", True, 1, False),
+        ("bfs", "lmcut", False, 1, False),
+        ("astar", "lmcut", True, 1, False),
+        ("astar", "time", True, 1, False),
+        ("astar", "projections", True, 1, False),
+        ("astar", "projections", True, 2, False),
+        ("astar", "all", False, 1, False),
+        ("astar", "all", True, 2, True),
     ):
         try:
-            plan = robotouille.plan(
+            plan = planning._run(
                 env,
-                algorithm,  # type: ignore[arg-type]
-                heuristic=h,  # type: ignore[arg-type]
-                max_states=200_000,
+                algorithm,
+                h,
+                200_000,
+                None,
+                None,
+                None,
                 symmetry=sym,
                 threads=threads,
+                partial_from_bytes=0 if partial else None,
             )
         except UnsolvableError:
             results[algorithm, h, sym, threads] = None
@@ -553,8 +559,6 @@ def test_interning_the_plain_facts_changes_only_the_memory(
     statistics and plan. From one byte every task interns them; on two threads a batch meets
     plain facts the table lacks (local keys, interned as the batch is stored). At the default,
     asynchronous/8's rows and memory shrink."""
-    import robotouille.planning as planning
-
     real = planning._packing_tables
     plans = {}
     for min_bytes in (0, interned_from):
@@ -574,6 +578,51 @@ def test_interning_the_plain_facts_changes_only_the_memory(
     if interned_from == 16:
         assert ids.stats.state_bytes < bits.stats.state_bytes / 2
         assert ids.stats.bytes < bits.stats.bytes
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("name", "threads"),
+    [
+        ("asynchronous/7_tomato_soup_and_lettuce_chicken_sandwich.json", 2),
+        ("multi_agent/7_onion_potato_tomato_soup.json", 1),
+        ("asynchronous/8_onion_tomato_soup_and_two_chicken_sandwich.json", 2),
+    ],
+)
+def test_partial_expansion_stores_fewer_states_for_an_optimal_plan(name: str, threads: int) -> None:
+    """From its start, a search that leaves out successors above the layer it expands
+    (search.h, "Partial expansion") finds a plan of the same, optimal length with fewer states
+    stored, expanding the states that left some out again."""
+    env = robotouille.load(EXAMPLES / name)
+    whole = planning._run(env, "astar", "projections", None, None, None, None, threads=threads)
+    partial = planning._run(
+        env, "astar", "projections", None, None, None, None, threads=threads, partial_from_bytes=0
+    )
+    assert partial.length == whole.length
+    replay(env, partial)
+    assert whole.stats.deferred == 0 < partial.stats.deferred
+    assert partial.stats.stored < whole.stats.stored
+    assert partial.stats.bytes < whole.stats.bytes
+
+
+ASYNCHRONOUS_8 = "asynchronous/8_onion_tomato_soup_and_two_chicken_sandwich.json"
+
+
+@needs_shared
+def test_a_memory_budget_starts_partial_expansion_at_half_of_it() -> None:
+    """asynchronous/8 stores 24 MB of states when it stores every successor; with a 16 MiB
+    budget the search leaves successors out from 8 MiB on and solves it, where storing every
+    successor stops at the budget."""
+    env = robotouille.load(EXAMPLES / ASYNCHRONOUS_8)
+    budget = 16 * 2**20
+    with pytest.raises(SearchLimitError) as info:
+        planning._run(env, "astar", "projections", None, budget, None, None, partial_slack=-1)
+    assert info.value.limit == "max_memory_bytes"
+    assert info.value.stats.deferred == 0
+    plan = robotouille.plan(env, max_memory_bytes=budget)
+    assert plan.length == 62
+    assert plan.stats.deferred > 0 and plan.stats.bytes <= budget
+    replay(env, plan)
 
 
 def test_the_time_limit_covers_building_the_tables(monkeypatch: Any) -> None:

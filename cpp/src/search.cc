@@ -751,6 +751,15 @@ class Searcher {
     }
     if (options.threads < 1) throw std::invalid_argument("a search needs at least one thread");
     if (options.batch < 0) throw std::invalid_argument("the batch size cannot be negative");
+    if (options.partial_slack < -1) {
+      throw std::invalid_argument("partial_slack must be -1 (never) or at least 0");
+    }
+    if (options.algorithm == Algorithm::kAstar && options.partial_slack >= 0) {
+      partial_from_ = options.partial_from_bytes >= 0 ? options.partial_from_bytes
+                      : options.max_memory_bytes > 0 ? options.max_memory_bytes / 2
+                                                     : -1;
+      partial_ = partial_from_ == 0;
+    }
     no_op_.resize(static_cast<size_t>(task.num_groundings));
     for (int32_t g = 0; g < task.num_groundings; ++g) {
       no_op_[g] = task.spec.eff_begin[g] == task.spec.eff_begin[g + 1] &&
@@ -940,8 +949,12 @@ class Searcher {
     if (cancelled_) return SearchStatus::kCancelled;
     if (++since_check_ < 128) return SearchStatus::kSolved;
     since_check_ = 0;
-    if (options_.max_memory_bytes > 0 && memory() > options_.max_memory_bytes) {
-      return SearchStatus::kMemoryLimit;
+    if (options_.max_memory_bytes > 0 || (partial_from_ > 0 && !partial_)) {
+      const int64_t used = memory();
+      if (options_.max_memory_bytes > 0 && used > options_.max_memory_bytes) {
+        return SearchStatus::kMemoryLimit;
+      }
+      partial_ = partial_ || (partial_from_ > 0 && used >= partial_from_);
     }
     return clock_limits();
   }
@@ -1509,6 +1522,10 @@ class Searcher {
     const size_t width = x.packer.width();
     const Packer& packer = x.packer;
     const auto child_g = static_cast<uint16_t>(e.g + 1);
+    // Partial expansion: new successors above this layer are left out; the state is expanded
+    // again at `due`, the layer from which the first of them is stored.
+    const int32_t most_f = partial_ ? f + options_.partial_slack : INT32_MAX;
+    int32_t due = INT32_MAX;
     child_ids_.clear();
     for (size_t k = 0; k < e.end - e.first; ++k) {
       const Child& child = x.children[e.first + k];
@@ -1534,7 +1551,14 @@ class Searcher {
           }
           hash = store_->hash(row);
         }
-        std::tie(id, fresh) = store_->insert(row, hash);
+        const bool dead = child.h == DelayHeuristic::kDeadEnd;
+        const int32_t child_f = dead ? 0 : std::max(f_of(child_g, child.h), f);
+        if (child_f <= most_f) {
+          std::tie(id, fresh) = store_->insert(row, hash);
+        } else if ((id = store_->find(row, hash)) == kNone) {
+          due = std::min(due, child_f - options_.partial_slack);
+          continue;
+        }
       }
       child_ids_[k] = id;
       if (id == kNone) continue;
@@ -1566,11 +1590,17 @@ class Searcher {
         const uint8_t before = known.flags;
         if (relax_mover(id, bits) && (before & kExpandedFlag)) {
           // Expanded with a pruning that this equally short step does not ask for: once
-          // more, for the skipped successors only.
-          known.flags = static_cast<uint8_t>((before & ~kExpandedFlag) | kRestFlag);
+          // more, for the skipped successors only; whole where it may have left some out
+          // (partial expansion), since it would then not generate them again.
+          known.flags = static_cast<uint8_t>(partial_ ? before & ~(kExpandedFlag | kMoverMask)
+                                                      : (before & ~kExpandedFlag) | kRestFlag);
           push_open(id, child_g, known_f);
         }
       }
+    }
+    if (due != INT32_MAX) {
+      push_open(e.id, e.g, due);
+      ++stats_.deferred;
     }
     ids.clear();
     plain_ids.clear();
@@ -1622,6 +1652,10 @@ class Searcher {
   int32_t since_check_ = 0;
   bool full_ = false;
   bool cancelled_ = false;  // the poll asked to stop while the projections were built
+  // Partial expansion (search.h): from when (bytes of the search's tables; -1 never), and
+  // whether it has begun.
+  int64_t partial_from_ = -1;
+  bool partial_ = false;
   double next_poll_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

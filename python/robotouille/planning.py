@@ -100,6 +100,9 @@ class SearchStats:
         bytes: Memory held by the search's tables when it ended.
         state_bytes: Bytes of one packed state.
         pruned: Successors dropped as dead ends (or because a creation pool ran out).
+        deferred: Expansions that left successors out to save memory (A* near its memory
+            budget); each such state is expanded again when they fall due, so ``expanded``
+            counts it again.
         initial_h: The heuristic's bound at the start state (0 for BFS).
         abstract_states: States of the projection bound's abstractions (0 without it).
         bound: The deepest BFS layer or largest A* f value fully explored.
@@ -113,6 +116,7 @@ class SearchStats:
     bytes: int
     state_bytes: int
     pruned: int
+    deferred: int
     initial_h: int
     abstract_states: int
     bound: int
@@ -450,6 +454,8 @@ def _run(
     *,
     progress: Progress | None = None,
     threads: int = 1,
+    partial_slack: int | None = None,
+    partial_from_bytes: int | None = None,
 ) -> Plan:
     core = env.task.core
     ratio = _weight_ratio(weight)
@@ -513,6 +519,14 @@ def _run(
         ),
         progress_every=PROGRESS_EVERY,
         threads=threads,
+        **{
+            name: value
+            for name, value in (
+                ("partial_slack", partial_slack),
+                ("partial_from_bytes", partial_from_bytes),
+            )
+            if value is not None
+        },
     )
     stats = SearchStats(**{**raw, "seconds": raw["seconds"] + preparing})
     if status == "unsolvable":
@@ -1096,7 +1110,11 @@ def plan(
             the projections and LM-cut count the actions still needed, divided by the number
             of robots (each may act in a step).
         max_states: Stop after storing this many states.
-        max_memory_bytes: Stop when the search's tables exceed this many bytes.
+        max_memory_bytes: Stop when the search's tables exceed this many bytes. From half
+            of it on, A* stores only the successors due in the layer it expands and expands
+            their parents again for the others when they fall due (partial expansion): the
+            same optimal plans with several times fewer states stored, for more time per
+            state (``stats.deferred`` counts those expansions; see the search.h comment).
         time_limit: Stop after this many seconds, counting the time to build the bound's
             tables (the first search of a task builds them). Projections beyond the first
             size caps are built only if they are predicted to end within half of it; past

@@ -576,6 +576,55 @@ TEST(SearchTest, ThreadsChangeTheTimeNotTheSearch) {
                std::invalid_argument);
 }
 
+TEST(SearchTest, PartialExpansionStoresFewerStatesForTheSamePlanLength) {
+  const Task task = tokens_task(4, 6);
+  State start(task);
+  for (int32_t t = 0; t < 4; ++t) start.set(t * 6);
+  SearchOptions whole;
+  whole.lmcut = false;
+  whole.batch = 8;
+  whole.partial_slack = -1;
+  SearchOptions partial = whole;
+  partial.partial_slack = 0;
+  partial.partial_from_bytes = 0;  // from the start
+  const SearchResult a = search(task, start.words.data(), start.counters.data(), whole);
+  const SearchResult p = search(task, start.words.data(), start.counters.data(), partial);
+  ASSERT_EQ(a.status, SearchStatus::kSolved);
+  ASSERT_EQ(p.status, SearchStatus::kSolved);
+  EXPECT_EQ(a.plan.size(), 20u);
+  EXPECT_EQ(p.plan.size(), 20u);
+  EXPECT_EQ(a.stats.deferred, 0);
+  EXPECT_GT(p.stats.deferred, 0);
+  EXPECT_LT(p.stats.stored, a.stats.stored);  // (the bytes are the tables' first blocks here)
+  // Deferred states are expanded again: more expansions than the whole search's.
+  EXPECT_GT(p.stats.expanded, a.stats.expanded);
+  // Threads still change only the time.
+  SearchOptions parallel = partial;
+  parallel.threads = 2;
+  const SearchResult two = search(task, start.words.data(), start.counters.data(), parallel);
+  expect_same_search(p, two);
+  EXPECT_EQ(p.stats.deferred, two.stats.deferred);
+  // A slack above every successor's rise leaves nothing out.
+  SearchOptions slack = partial;
+  slack.partial_slack = 2;
+  const SearchResult s = search(task, start.words.data(), start.counters.data(), slack);
+  expect_same_search(a, s);
+  EXPECT_EQ(s.stats.deferred, 0);
+  // By default it starts at half the memory budget, and not at all without one.
+  SearchOptions defaults = whole;
+  defaults.partial_slack = SearchOptions{}.partial_slack;
+  expect_same_search(a, search(task, start.words.data(), start.counters.data(), defaults));
+  defaults.max_memory_bytes = 2 * p.stats.bytes;
+  const SearchResult budget = search(task, start.words.data(), start.counters.data(), defaults);
+  EXPECT_EQ(budget.status, SearchStatus::kSolved);
+  EXPECT_EQ(budget.plan.size(), 20u);
+  EXPECT_GT(budget.stats.deferred, 0);
+  SearchOptions wrong = whole;
+  wrong.partial_slack = -2;
+  EXPECT_THROW(search(task, start.words.data(), start.counters.data(), wrong),
+               std::invalid_argument);
+}
+
 TEST(SearchTest, ThreadsShareTheProjectionsAndKeepTheRelocationPruning) {
   // As above, with the projection bound: each further thread evaluates with a clone.
   const Carry c = carry_task(/*with_wait=*/true);

@@ -94,6 +94,23 @@
  * a layer, so the plan found and the statistics may differ from those of a batch of one. New
  * counter values are interned when stored, so their ids too follow the batch order.
  *
+ * Partial expansion (A*, to save memory): most stored states are generated and never
+ * expanded, since A* stops at the optimum's layer while a state's successors lie in layers up
+ * to two above its own (the original multi_agent/10: 2.0M stored for 294K expanded). From
+ * partial_from_bytes of the search's tables on (by default half of max_memory_bytes; never
+ * without a budget), an expansion stores only the new successors whose f is at most the
+ * layer expanded plus partial_slack (0 by default), and puts the state back in the open list
+ * at the layer where the lowest f it left out, less the slack, falls due; expanded there, it
+ * generates its successors again, stores those now due and puts itself back again if some
+ * are still left out. Each successor is so stored before its layer is reached, so the layers
+ * A* exhausts hold the same states and the plan is still optimal (partial expansion A*,
+ * Yoshizumi, Miura and Ishida, AAAI 2000). Successors found among the stored states are
+ * treated as before. Meanwhile a state that relocation pruning would expand once more for the
+ * successors it skipped is expanded again whole instead, so no expansion generates fewer
+ * successors than the one before it, which left some out. The cost is the regenerated successors and their bounds: on the original
+ * multi_agent/10 from the start, 10.5x fewer states stored (191K) for 6% more expansions
+ * (benchmarks/README.md, "Partial expansion").
+ *
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C and progress reports: it gets the statistics so
  * far), checked every few hundred expansions; when one trips the search stops and returns its
@@ -178,6 +195,13 @@ struct SearchOptions {
   // 8 bytes of them, interned in synchronous/6's breadth-first search, took more memory than
   // they saved in the rows (36.6 bytes per stored state instead of 32.8).
   int32_t min_interned_bytes = 16;
+  // A* under memory pressure (see "Partial expansion"): once the search's tables hold
+  // partial_from_bytes, a new successor whose f exceeds the layer being expanded by more than
+  // partial_slack is not stored, and its parent is expanded again when that successor falls
+  // due. partial_from_bytes -1: from half of max_memory_bytes where there is a budget, else
+  // never; partial_slack -1: never.
+  int32_t partial_slack = 0;
+  int64_t partial_from_bytes = -1;
 };
 
 struct SearchStats {
@@ -187,6 +211,7 @@ struct SearchStats {
   int64_t bytes = 0;          // memory held by the search's tables at the end
   int64_t state_bytes = 0;    // bytes of one packed state
   int64_t pruned = 0;         // successors dropped: dead ends, exhausted creation pools
+  int64_t deferred = 0;       // expansions that left successors out (partial expansion)
   int32_t initial_h = 0;
   int64_t abstract_states = 0;  // states of the projection bound's abstractions
   int32_t bound = 0;          // largest f (A*) or depth (BFS) fully explored so far
