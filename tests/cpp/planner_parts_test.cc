@@ -531,6 +531,13 @@ Task tokens_task(int32_t tokens, int32_t cells) {
   return b.task();
 }
 
+// A search of task = tokens_task(4, 6) from every token on its cell 0 (optimum: 20 moves).
+SearchResult search_tokens(const Task& task, const SearchOptions& options) {
+  State start(task);
+  for (int32_t t = 0; t < 4; ++t) start.set(t * 6);
+  return search(task, start.words.data(), start.counters.data(), options);
+}
+
 // The results two searches must share when only their thread counts differ.
 void expect_same_search(const SearchResult& a, const SearchResult& b) {
   EXPECT_EQ(a.status, b.status);
@@ -540,18 +547,17 @@ void expect_same_search(const SearchResult& a, const SearchResult& b) {
   EXPECT_EQ(a.stats.stored, b.stats.stored);
   EXPECT_EQ(a.stats.pruned, b.stats.pruned);
   EXPECT_EQ(a.stats.bound, b.stats.bound);
+  EXPECT_EQ(a.stats.deferred, b.stats.deferred);
 }
 
 TEST(SearchTest, ThreadsChangeTheTimeNotTheSearch) {
   const Task task = tokens_task(4, 6);
-  State start(task);
-  for (int32_t t = 0; t < 4; ++t) start.set(t * 6);
   SearchOptions one;
   one.lmcut = false;
   SearchOptions batched = one;
   batched.batch = 8;
-  const SearchResult serial = search(task, start.words.data(), start.counters.data(), one);
-  const SearchResult alone = search(task, start.words.data(), start.counters.data(), batched);
+  const SearchResult serial = search_tokens(task, one);
+  const SearchResult alone = search_tokens(task, batched);
   ASSERT_EQ(serial.status, SearchStatus::kSolved);
   EXPECT_EQ(serial.plan.size(), 20u);
   EXPECT_EQ(alone.plan.size(), 20u);
@@ -559,27 +565,22 @@ TEST(SearchTest, ThreadsChangeTheTimeNotTheSearch) {
   for (const int32_t threads : {2, 3}) {
     SearchOptions parallel = batched;
     parallel.threads = threads;
-    expect_same_search(alone,
-                       search(task, start.words.data(), start.counters.data(), parallel));
+    expect_same_search(alone, search_tokens(task, parallel));
   }
   SearchOptions defaults = one;  // batches of 32 per thread
   defaults.threads = 2;
-  const SearchResult two = search(task, start.words.data(), start.counters.data(), defaults);
+  const SearchResult two = search_tokens(task, defaults);
   EXPECT_EQ(two.status, SearchStatus::kSolved);
   EXPECT_EQ(two.plan.size(), 20u);
   defaults.max_states = 50;
-  EXPECT_EQ(search(task, start.words.data(), start.counters.data(), defaults).status,
-            SearchStatus::kStateLimit);
+  EXPECT_EQ(search_tokens(task, defaults).status, SearchStatus::kStateLimit);
   SearchOptions none = one;
   none.threads = 0;
-  EXPECT_THROW(search(task, start.words.data(), start.counters.data(), none),
-               std::invalid_argument);
+  EXPECT_THROW(search_tokens(task, none), std::invalid_argument);
 }
 
 TEST(SearchTest, PartialExpansionStoresFewerStatesForTheSamePlanLength) {
   const Task task = tokens_task(4, 6);
-  State start(task);
-  for (int32_t t = 0; t < 4; ++t) start.set(t * 6);
   SearchOptions whole;
   whole.lmcut = false;
   whole.batch = 8;
@@ -587,8 +588,8 @@ TEST(SearchTest, PartialExpansionStoresFewerStatesForTheSamePlanLength) {
   SearchOptions partial = whole;
   partial.partial_slack = 0;
   partial.partial_from_bytes = 0;  // from the start
-  const SearchResult a = search(task, start.words.data(), start.counters.data(), whole);
-  const SearchResult p = search(task, start.words.data(), start.counters.data(), partial);
+  const SearchResult a = search_tokens(task, whole);
+  const SearchResult p = search_tokens(task, partial);
   ASSERT_EQ(a.status, SearchStatus::kSolved);
   ASSERT_EQ(p.status, SearchStatus::kSolved);
   EXPECT_EQ(a.plan.size(), 20u);
@@ -601,28 +602,24 @@ TEST(SearchTest, PartialExpansionStoresFewerStatesForTheSamePlanLength) {
   // Threads still change only the time.
   SearchOptions parallel = partial;
   parallel.threads = 2;
-  const SearchResult two = search(task, start.words.data(), start.counters.data(), parallel);
+  const SearchResult two = search_tokens(task, parallel);
   expect_same_search(p, two);
-  EXPECT_EQ(p.stats.deferred, two.stats.deferred);
   // A slack above every successor's rise leaves nothing out.
   SearchOptions slack = partial;
   slack.partial_slack = 2;
-  const SearchResult s = search(task, start.words.data(), start.counters.data(), slack);
-  expect_same_search(a, s);
-  EXPECT_EQ(s.stats.deferred, 0);
+  expect_same_search(a, search_tokens(task, slack));
   // By default it starts at half the memory budget, and not at all without one.
   SearchOptions defaults = whole;
   defaults.partial_slack = SearchOptions{}.partial_slack;
-  expect_same_search(a, search(task, start.words.data(), start.counters.data(), defaults));
+  expect_same_search(a, search_tokens(task, defaults));
   defaults.max_memory_bytes = 2 * p.stats.bytes;
-  const SearchResult budget = search(task, start.words.data(), start.counters.data(), defaults);
+  const SearchResult budget = search_tokens(task, defaults);
   EXPECT_EQ(budget.status, SearchStatus::kSolved);
   EXPECT_EQ(budget.plan.size(), 20u);
   EXPECT_GT(budget.stats.deferred, 0);
   SearchOptions wrong = whole;
   wrong.partial_slack = -2;
-  EXPECT_THROW(search(task, start.words.data(), start.counters.data(), wrong),
-               std::invalid_argument);
+  EXPECT_THROW(search_tokens(task, wrong), std::invalid_argument);
 }
 
 TEST(SearchTest, ThreadsShareTheProjectionsAndKeepTheRelocationPruning) {
