@@ -1590,8 +1590,8 @@ class Searcher {
         const uint8_t before = known.flags;
         if (relax_mover(id, bits) && (before & kExpandedFlag)) {
           // Expanded with a pruning that this equally short step does not ask for: once
-          // more, for the skipped successors only; whole where it may have left some out
-          // (partial expansion), since it would then not generate them again.
+          // more, for the skipped successors only. Whole under partial expansion: successors
+          // an expansion left out may be among the others, and it is due again for them.
           known.flags = static_cast<uint8_t>(partial_ ? before & ~(kExpandedFlag | kMoverMask)
                                                       : (before & ~kExpandedFlag) | kRestFlag);
           push_open(id, child_g, known_f);
