@@ -622,6 +622,7 @@ def test_a_memory_budget_starts_partial_expansion_at_half_of_it() -> None:
     plan = robotouille.plan(env, max_memory_bytes=budget)
     assert plan.length == 62
     assert plan.stats.deferred > 0 and plan.stats.bytes <= budget
+    assert f"expanded ({plan.stats.deferred:,} deferring)" in str(plan.stats)
     replay(env, plan)
 
 

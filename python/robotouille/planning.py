@@ -123,10 +123,11 @@ class SearchStats:
     seconds: float
 
     def __str__(self) -> str:
+        deferred = f" ({self.deferred:,} deferring)" if self.deferred else ""
         return (
-            f"{self.expanded:,} expanded, {self.generated:,} generated, {self.stored:,} stored "
-            f"({self.state_bytes} B/state packed, {self.bytes / 2**20:.1f} MiB), "
-            f"{self.seconds:.3f} s"
+            f"{self.expanded:,} expanded{deferred}, {self.generated:,} generated, "
+            f"{self.stored:,} stored ({self.state_bytes} B/state packed, "
+            f"{self.bytes / 2**20:.1f} MiB), {self.seconds:.3f} s"
         )
 
 
