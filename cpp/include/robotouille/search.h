@@ -107,9 +107,10 @@
  * Yoshizumi, Miura and Ishida, AAAI 2000). Successors found among the stored states are
  * treated as before. Meanwhile a state that relocation pruning would expand once more for the
  * successors it skipped is expanded again whole instead, so no expansion generates fewer
- * successors than the one before it, which left some out. The cost is the regenerated successors and their bounds: on the original
- * multi_agent/10 from the start, 10.5x fewer states stored (191K) for 6% more expansions
- * (benchmarks/README.md, "Partial expansion").
+ * successors than the one before it, which left some out. The cost is the regenerated
+ * successors and their bounds: on the original multi_agent/10 from the start, 10.5x fewer
+ * states stored (191K) for 6% more expansions and 1.3-1.4x the time (benchmarks/README.md,
+ * "Partial expansion").
  *
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C and progress reports: it gets the statistics so
