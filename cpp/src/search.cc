@@ -1531,6 +1531,10 @@ class Searcher {
       const Child& child = x.children[e.first + k];
       child_ids_.push_back(kNone);
       if (full()) continue;
+      const bool dead = child.h == DelayHeuristic::kDeadEnd;
+      // Pathmax: a child's f never drops below its parent's (h may be inconsistent), so it is
+      // never pushed below the layer being expanded.
+      const int32_t child_f = dead ? 0 : std::max(f_of(child_g, child.h), f);
       uint32_t id = child.found;
       bool fresh = false;
       if (child.sibling >= 0) {
@@ -1551,8 +1555,6 @@ class Searcher {
           }
           hash = store_->hash(row);
         }
-        const bool dead = child.h == DelayHeuristic::kDeadEnd;
-        const int32_t child_f = dead ? 0 : std::max(f_of(child_g, child.h), f);
         if (child_f <= most_f) {
           std::tie(id, fresh) = store_->insert(row, hash);
         } else if ((id = store_->find(row, hash)) == kNone) {
@@ -1564,15 +1566,12 @@ class Searcher {
       if (id == kNone) continue;
       if (fresh) {
         parent_.push_back(e.id);
-        const bool dead = child.h == DelayHeuristic::kDeadEnd;
         info_.push_back({child_g, dead ? StoredBound::kDead : stored_h(child.h), child.flags});
         if (dead) {
           ++stats_.pruned;
           continue;
         }
-        // Pathmax: a child's f never drops below its parent's (h may be inconsistent), so it
-        // is never pushed below the layer being expanded.
-        push_open(id, child_g, std::max(f_of(child_g, child.h), f));
+        push_open(id, child_g, child_f);
         continue;
       }
       StateInfo& known = info_[id];
