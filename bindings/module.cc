@@ -414,10 +414,14 @@ robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
       l.exact_timers = nb::cast<bool>(value);
     } else if (name == "timer_sinks") {
       l.timer_sinks = nb::cast<bool>(value);
+    } else if (name == "existence_order") {
+      l.existence_order = nb::cast<bool>(value);
     } else {
       throw std::invalid_argument("unknown projection limit '" + name + "'");
     }
-    if (name != "exact_timers" && name != "timer_sinks" && nb::cast<double>(value) < 0) {
+    const bool flag =
+        name == "exact_timers" || name == "timer_sinks" || name == "existence_order";
+    if (!flag && nb::cast<double>(value) < 0) {
       throw std::invalid_argument("projection limit '" + name + "' is negative");
     }
   }
@@ -732,8 +736,10 @@ NB_MODULE(_core, m) {
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
       "upgrade_total_states, retry_states, upgrade_seconds), exact_timers (true: keep every "
-      "timer's exact progress, for comparisons; see projection.h) and timer_sinks (false: never "
-      "lead repeated timers to a sink, for comparisons; see projection.h), or None. "
+      "timer's exact progress, for comparisons; see projection.h), timer_sinks (false: never "
+      "lead repeated timers to a sink, for comparisons; see projection.h) and existence_order "
+      "(false: rows do not check that the pool objects before a needed one exist, for "
+      "comparisons; see projection.h), or None. "
       "relocations: per "
       "grounding, the robot it only moves between stations, or -1 (in centralized mode a robot "
       "that just moved is offered neither a move nor a no-op; see search.h), or empty for none. "

@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -349,6 +350,62 @@ struct LocalAction {
 
 }  // namespace
 
+void ProjectionHeuristic::find_existence_order(const uint64_t* words) {
+  const TaskSpec& s = task_.spec;
+  const auto facts = static_cast<size_t>(task_.num_facts);
+  const auto objects = static_cast<size_t>(task_.num_objects);
+  // Existence facts that something other than a creation writes, and deleted objects.
+  std::vector<uint8_t> written(facts, 0), deleted(objects, 0);
+  for (int32_t f : s.eff_fact) written[f] = 1;
+  for (int32_t n = 0; n < task_.num_nodes; ++n) {
+    if (s.node_delete_object[n] >= 0) deleted[s.node_delete_object[n]] = 1;
+    for (int32_t l = s.node_fx_begin[n]; l < s.node_cond_begin[n]; ++l) {
+      for (int32_t f : task_.literal_facts(n, l)) written[f] = 1;
+    }
+  }
+  // Per object, the first creation group that lists it; a group listing it in another pool or
+  // order disqualifies it.
+  const size_t groups = s.group_slot_begin.empty() ? 0 : s.group_slot_begin.size() - 1;
+  auto pool = [&](size_t g) {
+    return std::span<const int32_t>(s.group_slots.data() + s.group_slot_begin[g],
+                                    s.group_slots.data() + s.group_slot_begin[g + 1]);
+  };
+  IntVec group_of(objects, -1);
+  std::vector<uint8_t> mixed(objects, 0);
+  for (size_t g = 0; g < groups; ++g) {
+    for (int32_t o : pool(g)) {
+      if (group_of[o] < 0) {
+        group_of[o] = static_cast<int32_t>(g);
+      } else if (!std::ranges::equal(pool(static_cast<size_t>(group_of[o])), pool(g))) {
+        mixed[o] = 1;
+      }
+    }
+  }
+  std::vector<IntVec> implied(facts);
+  for (size_t g = 0; g < groups; ++g) {
+    const std::span<const int32_t> members = pool(g);
+    bool ordered = true, absent = false;
+    for (int32_t o : members) {
+      const int32_t ex = s.exists_fact[o];
+      ordered = ordered && group_of[o] == static_cast<int32_t>(g) && !mixed[o] && !deleted[o] &&
+                ex >= 0 && !written[ex];
+      if (!ordered) break;
+      const bool exists = test_bit(words, ex);
+      ordered = !(exists && absent);  // the start's pool: a prefix
+      absent = absent || !exists;
+    }
+    for (size_t k = 0; ordered && k < members.size(); ++k) {
+      IntVec& before = implied[s.exists_fact[members[k]]];
+      for (size_t j = 0; j < k; ++j) before.push_back(s.exists_fact[members[j]]);
+    }
+  }
+  implied_.clear();
+  for (size_t f = 0; f < facts; ++f) {
+    implied_.insert(implied_.end(), implied[f].begin(), implied[f].end());
+    implied_begin_[f + 1] = static_cast<int32_t>(implied_.size());
+  }
+}
+
 ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec& spec,
                                          const uint64_t* words, const int32_t* counters,
                                          std::function<bool()> stop,
@@ -360,6 +417,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       upgrade_states_(limits.upgrade_states) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
+  implied_begin_.assign(static_cast<size_t>(task.num_facts) + 1, 0);
+  if (limits.existence_order) find_existence_order(words);
   const auto n = spec.objects.size();
   check_csr(spec.fact_begin, n, spec.facts.size(), "fact_begin");
   check_csr(spec.template_begin, n, spec.templates.size(), "template_begin");
@@ -2007,6 +2066,7 @@ void ProjectionHeuristic::read_robot_swap(const ProjectionSpec& spec, int32_t in
   if (p.arrival_bit >= 0 && slot_a < p.arrival_slots && slot_b < p.arrival_slots) {
     pair_bits(p.arrival_bit + slot_a, p.arrival_bit + slot_b);
     if (p.picked_bit >= 0) pair_bits(p.picked_bit + slot_a, p.picked_bit + slot_b);
+    if (p.stays_bit >= 0) pair_bits(p.stays_bit + slot_a, p.stays_bit + slot_b);
   }
   // Group the pairs (a < b) by their words and distance: one masked exchange per group.
   std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> groups;
@@ -2296,14 +2356,17 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
   // Then, with hand-overs, one fresh-pick bit per robot slot.
   int32_t robot_slots = 0;
-  bool hand_overs = false;
+  bool hand_overs = false, stays = false;
   for (int32_t j = spec.grounding_begin[index];
        !spec.arrivals.empty() && j < spec.grounding_begin[index + 1]; ++j) {
     const int32_t code = spec.arrivals[j];
     if (code != 0) robot_slots = std::max(robot_slots, code / kArrivalSlot + 1);
     hand_overs = hand_overs || (code & kArrivalHandOver) != 0;
+    stays = stays || ((code & kArrivalStays) != 0 && (code & kArrivalHandOver) != 0);
   }
-  const size_t history_bits = static_cast<size_t>(robot_slots) * (hand_overs ? 2 : 1);
+  stays = stays && hand_overs;
+  const size_t history_bits =
+      static_cast<size_t>(robot_slots) * (1 + (hand_overs ? 1 : 0) + (stays ? 1 : 0));
   const bool arrivals =
       robot_slots > 0 && p.facts.size() + history_bits <= static_cast<size_t>(kMaxFacts);
   if (arrivals) {
@@ -2311,6 +2374,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     p.arrival_bit = static_cast<int32_t>(p.facts.size());
     p.arrival_slots = robot_slots;
     if (hand_overs) p.picked_bit = p.arrival_bit + robot_slots;
+    if (stays) p.stays_bit = p.picked_bit + robot_slots;
   }
   // Idling (projection.h): one more bit, where the row has idle places and it fits.
   for (int32_t k = spec.idle_begin.empty() ? 0 : spec.idle_begin[index];
@@ -2376,6 +2440,10 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     const int32_t g = a.grounding;
     for (int32_t k = s.pre_pos_begin[g]; k < s.pre_pos_begin[g + 1]; ++k) {
       if (bit_of[s.pre_pos[k]] >= 0) a.need_true.set(bit_of[s.pre_pos[k]]);
+      // Created objects in order (projection.h): the pool objects before a needed one exist.
+      for (int32_t i = implied_begin_[s.pre_pos[k]]; i < implied_begin_[s.pre_pos[k] + 1]; ++i) {
+        if (bit_of[implied_[i]] >= 0) a.need_true.set(bit_of[implied_[i]]);
+      }
     }
     for (int32_t k = s.pre_neg_begin[g]; k < s.pre_neg_begin[g + 1]; ++k) {
       // A merged fact's bit being set does not say that this fact is true.
@@ -2574,6 +2642,11 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       if (acted & kArrivalPick) picked = true;
       if (acted & (kArrivalMove | kArrivalDrop)) picked = false;
       next.assign(p.picked_bit + k, picked);
+      if (p.stays_bit < 0) continue;
+      bool stays_put = bits.test(p.stays_bit + k);
+      if ((acted & kArrivalStays) && (acted & kArrivalHandOver)) stays_put = true;
+      if (acted & (kArrivalMove | kArrivalDrop)) stays_put = false;
+      next.assign(p.stays_bit + k, stays_put);
     }
     // Canonical history (projection.h): a robot away from the object moves before it next
     // picks it up, or puts it down first, so setting its bit now changes no pick's cost and
@@ -2995,6 +3068,10 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     auto visit = [&](const LocalAction& a) {  // one whose conditions in F hold
       // A hand-over right after the pick, with no move between: impossible (projection.h).
       if ((a.arrival & kArrivalHandOver) && bits.test(p.picked_bit + a.slot)) return;
+      // So is putting the object down right after a hand-over that kept it.
+      if ((a.arrival & kArrivalDrop) && p.stays_bit >= 0 && bits.test(p.stays_bit + a.slot)) {
+        return;
+      }
       // Needs a full hand, or what the object rules out, while the robot idles: impossible.
       if ((a.idle & kIdleBlocked) && idling) return;
       const int32_t cost =
@@ -3307,6 +3384,10 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
       if (must_move_to_hand_over(p, slot, bits, words)) {
         bits.set(p.picked_bit + slot);
         raised = true;
+      } else if (p.stays_bit >= 0 && bits.meets(p.slot_holds[slot])) {
+        // It holds the object beside a container: it moves before it puts it down.
+        bits.set(p.stays_bit + slot);
+        raised = true;
       }
     }
     if (p.idle_bit >= 0 && test_bit(words, p.idle_free) && p.idle_place(bits)) {
@@ -3325,6 +3406,7 @@ int32_t ProjectionHeuristic::find(const Projection& p, const uint64_t* words,
   project(p, words, counters);
   for (int32_t slot = 0; p.picked_bit >= 0 && slot < p.arrival_slots; ++slot) {
     bits.assign(p.picked_bit + slot, false);
+    if (p.stays_bit >= 0) bits.assign(p.stays_bit + slot, false);
   }
   if (p.idle_bit >= 0) bits.assign(p.idle_bit, false);
   for (int32_t w = 0; w < kBitsWords; ++w) bits.w[w] &= ~unpaid.w[w];

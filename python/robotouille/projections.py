@@ -165,8 +165,9 @@ class ProjectionTables:
             it puts ``o`` into a container at the robot's station, or needs one there while
             ``o`` stays in the robot's hand, a hand-over (see "Hand-overs" in projection.h),
             plus 16 (:data:`ARRIVAL_FREED`) if it frees the robot's hand at the station of
-            ``o``, a container; plus :data:`ARRIVAL_SLOT` times the robot's slot (its place
-            among the robots).
+            ``o``, a container, plus 32 (:data:`ARRIVAL_STAYS`) if it is a hand-over that keeps
+            ``o``, a container, where the robot cannot put it down; plus :data:`ARRIVAL_SLOT`
+            times the robot's slot (its place among the robots).
         colocated_begin: CSR offsets of ``colocated`` (in triples), one row per projection.
         colocated: Per projection, (robot slot, robot position fact, fact of ``o`` at that
             station) triples: where the robot could pick ``o`` up without moving.
@@ -951,7 +952,12 @@ ARRIVAL_FREED = 16
 """Arrival code: the grounding frees its robot's hand at the container's station (see
 "Arrivals"): like putting the container down, it clears the robot's arrival bit."""
 
-ARRIVAL_SLOT = 32
+ARRIVAL_STAYS = 32
+"""Arrival code: a hand-over that keeps the object, a container, in its robot's hand beside
+another container (the pot poured into the bowl), where the robot cannot put it down: it moves
+before it next does (see "Hand-overs" in projection.h)."""
+
+ARRIVAL_SLOT = 64
 """Arrival codes (see :class:`ProjectionTables`) add this times the acting robot's slot."""
 
 PLACE_PREDICATES = frozenset({"loc", "vacant"})
@@ -1963,6 +1969,33 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         }
 
     all_hold_facts = {f for pairs in hold.values() for _, f in pairs}
+    container_at_of: dict[int, set[int]] = {}
+    for f in container_at_facts:
+        container_at_of.setdefault(view.args(f)[0], set()).add(f)
+
+    def drops_at_its_station(o: int, held: set[int]) -> bool:
+        """Whether every step that takes container o out of a hand puts it at that robot's place.
+
+        No other container can stand there then (one per station).
+        """
+        for f in held:
+            for g in view.writers.get(f, []):
+                if view.final[g].get(f) != 0:
+                    continue
+                robot = owner[g]
+                stations = {
+                    view.args(at)[1]
+                    for at in view.pre_pos[g]
+                    if at in loc_facts and view.args(at)[0] == robot
+                }
+                put = {
+                    view.args(at)[1]
+                    for at in container_at_of.get(o, set())
+                    if view.final[g].get(at) == 1
+                }
+                if not put or not put <= stations:
+                    return False
+        return True
 
     def keeps_held(g: int) -> bool:
         """Whether g needs its robot to hold some projection object and leaves it held."""
@@ -2042,6 +2075,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         freeing = set(freeing_at.get(o, []))
         if not held:
             return [0] * len(relevant), []
+        # A hand-over that keeps o (a container) leaves its robot where it cannot put o down.
+        stays = containers_meet and o in container_at_of and drops_at_its_station(o, held)
         codes: list[int] = []
         triples: set[tuple[int, int, int]] = set()  # also without arrivals: the lifts read them
         for g in relevant:
@@ -2083,6 +2118,8 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                     and (keeps_o or (code & 2 and frees_hand(g)))
                 ):
                     code |= 8
+                    if keeps_o and stays and o not in containers_needed(g):
+                        code |= ARRIVAL_STAYS
             if g in freeing:
                 code |= ARRIVAL_FREED
             codes.append(code + ARRIVAL_SLOT * slot_of[robot] if code and arrivals_apply else 0)

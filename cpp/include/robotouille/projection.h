@@ -95,6 +95,18 @@
  * an ingredient held at a bowl, or a pot held at another pot, is read with its bit clear.)
  * python/robotouille/projections.py checks that the domain's actions have these shapes and,
  * with several robots, that they keep one robot per station.
+ * Such a hand-over that keeps the object, a container (the pot poured into the bowl), leaves r
+ * at a station where another container stands, and r cannot put the object down there: every
+ * step that takes it out of r's hand puts it at r's station (projections.py checks it, code
+ * kArrivalStays), where a second container cannot stand. The other container stays while r
+ * does (only a robot at that station could take it, and r's hand is full), so r moves before
+ * it next puts the object down. A row with such hand-overs carries one more bit per robot,
+ * "r has handed the object over, keeping it, and has not moved since", set by those hand-overs
+ * and cleared by r's moves and drops; r's drop needs it clear. So pouring at a sink and putting
+ * the pot down right there for more water costs the move that the bowl standing there forces.
+ * A real state is read with r's bit set where r holds the object and a container that a
+ * hand-over needs stands at r's station (r moves before it puts the object down), and clear
+ * elsewhere; where that state was never reached, with the bits clear.
  *
  * Idling: with one robot, while it stands empty-handed at the station of o, o being the clear top
  * item there (or the container there), every step it can take is a move, a step that o's
@@ -266,6 +278,18 @@
  * whose build goes over its cap and is predicted so from how far it got is built once more at once,
  * with the sink; failing that too, it gets no upgrade. Every other row is built without
  * (ProjectionLimits::timer_sinks = false: every row is).
+ *
+ * Created objects in order: a pool object exists only once every pool object before it in its
+ * creation group does, where the group's objects are never deleted, their existence facts are
+ * written only by creations, every creation that can make one of them lists the same pool in
+ * the same order, and the existence of the start state's pool is a prefix of it (every
+ * creation takes the first free object, so it stays one). Every grounding that names a pool
+ * object needs its existence fact (compile.py adds it), so a row also checks that those of the
+ * objects before it hold, where they are in F: no real step is left out, since each real state
+ * has them. Without it, a row whose F keeps only the goal's pool objects lets a robot add an
+ * ingredient to a later water that no state of the row can have (the pot's third) and so free
+ * its hand at the pot, which clears its arrival bit: the pot's first pick would cost no arrival
+ * (ProjectionLimits::existence_order = false leaves the check out, for comparisons).
  *
  * Creators: where several projection objects (two pots) can each create the goal's created
  * objects (the waters of two soups), each creator's plain row sees the others' steps as free:
@@ -439,9 +463,10 @@ struct ProjectionSpec {
   // Arrival charges (see "Arrivals" above); empty: none. Per relevant grounding, a sum of
   // kArrivalMove (moves the robot), kArrivalDrop (the robot puts the object down),
   // kArrivalPick (the robot picks the object up from a station), kArrivalHandOver (the robot
-  // puts the object into a container at its station; see "Hand-overs") and kArrivalFreed (the
-  // robot's hand is freed at the station of the object, a container; see "Arrivals"), plus
-  // kArrivalSlot x the acting robot's slot (0, 1, ...).
+  // puts the object into a container at its station; see "Hand-overs"), kArrivalFreed (the
+  // robot's hand is freed at the station of the object, a container; see "Arrivals") and
+  // kArrivalStays (a hand-over that keeps the object where the robot cannot put it down; see
+  // "Hand-overs"), plus kArrivalSlot x the acting robot's slot (0, 1, ...).
   IntVec arrivals;
   // Per row, triples (robot slot, that robot's position fact, object fact at the same
   // station): the robot stands where it could pick the object up without moving.
@@ -499,8 +524,8 @@ struct ProjectionSpec {
 constexpr int32_t kIdleSets = 1, kIdleBlocked = 2;
 
 constexpr int32_t kArrivalMove = 1, kArrivalDrop = 2, kArrivalPick = 4, kArrivalHandOver = 8,
-                  kArrivalFreed = 16;
-constexpr int32_t kArrivalSlot = 32;
+                  kArrivalFreed = 16, kArrivalStays = 32;
+constexpr int32_t kArrivalSlot = 64;
 
 // Caps on construction (see "Construction" above). Full rows (with the robots' positions)
 // predicted over max_states wait for the upgrade pass, which builds them up to upgrade_states
@@ -553,6 +578,7 @@ struct ProjectionLimits {
   int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
   bool timer_sinks = true;    // false: no row gets a sink (see "Repeated timers"); likewise
+  bool existence_order = true;  // false: no "Created objects in order" check; likewise
   // Actions without the end-of-step pass, which only waiting runs (see "Joint steps"): for
   // simultaneous mode with several robots, where the sum then bounds the actions, not steps.
   bool tick_free = false;
@@ -671,6 +697,8 @@ class ProjectionHeuristic {
     int32_t covered = -1;  // the fact that the object is clear (a real fact), or -1: unread
     // The fresh-pick bit (after the arrival bit; see "Hand-overs"), or -1: no hand-overs.
     int32_t picked_bit = -1;
+    // The kept-hand-over bit (after the fresh-pick bits; see "Hand-overs"), or -1: none.
+    int32_t stays_bit = -1;
     // With hand-overs, per robot slot: the bits of the facts that say that robot holds the
     // object.
     std::vector<Bits> slot_holds;
@@ -981,6 +1009,10 @@ class ProjectionHeuristic {
   const Task& task_;
   bool exact_timers_ = false;
   bool timer_sinks_ = true;
+  // Created objects in order (see above): per fact (CSR), the existence facts that it implies
+  // where it is a pool object's existence fact, those of the objects before it.
+  IntVec implied_begin_, implied_;
+  void find_existence_order(const uint64_t* words);
   bool tick_free_ = false;
   int64_t upgrade_states_ = 0;
   bool built_with_sink_ = false;  // whether the last build() ended with a sink
