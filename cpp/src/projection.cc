@@ -2354,7 +2354,8 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // while enumerating, so that a projection too large for it fails early).
   max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
-  // Then, with hand-overs, one fresh-pick bit per robot slot.
+  // Then, with hand-overs, one fresh-pick bit per robot slot, and with hand-overs that keep
+  // the object where it cannot be put down, one kept-hand-over bit per robot slot.
   int32_t robot_slots = 0;
   bool hand_overs = false, stays = false;
   for (int32_t j = spec.grounding_begin[index];
@@ -2364,7 +2365,6 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     hand_overs = hand_overs || (code & kArrivalHandOver) != 0;
     stays = stays || ((code & kArrivalStays) != 0 && (code & kArrivalHandOver) != 0);
   }
-  stays = stays && hand_overs;
   const size_t history_bits =
       static_cast<size_t>(robot_slots) * (1 + (hand_overs ? 1 : 0) + (stays ? 1 : 0));
   const bool arrivals =
