@@ -1002,6 +1002,8 @@ class ProjectionHeuristic {
   bool build(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
              const int32_t* counters, int64_t max_states, const std::function<bool()>& stop,
              bool sink_repeats);
+  // Fills implied_begin_ and implied_ for the search's start state `words`.
+  void find_existence_order(const uint64_t* words);
   bool build_row(const ProjectionSpec& spec, int32_t index, const uint64_t* words,
                  const int32_t* counters, int64_t max_states, const std::function<bool()>& stop,
                  bool sink_repeats);
@@ -1012,7 +1014,6 @@ class ProjectionHeuristic {
   // Created objects in order (see above): per fact (CSR), the existence facts that it implies
   // where it is a pool object's existence fact, those of the objects before it.
   IntVec implied_begin_, implied_;
-  void find_existence_order(const uint64_t* words);
   bool tick_free_ = false;
   int64_t upgrade_states_ = 0;
   bool built_with_sink_ = false;  // whether the last build() ended with a sink
