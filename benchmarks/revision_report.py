@@ -6,7 +6,7 @@ with the current one installed as usual::
     git worktree add /tmp/old REV
     pip install --no-build-isolation --no-deps -t /tmp/old_site /tmp/old
     python benchmarks/revision_report.py --old-site /tmp/old_site [--rounds 2] [--time-limit 10]
-        [--threads 1] [--bound-only] [--memory-gb G] [FILE ...]
+        [--threads 1] [--bound-only] [--memory-gb G] [FILE ...]   # --time-limit 0: none
         # default files: asynchronous/8, /9, multi_agent/6, /8 (originals)
 
 Each search (``robotouille.plan`` with ``threads``) reports its expanded states, its seconds
@@ -61,7 +61,7 @@ def worker(
         try:
             result = robotouille.plan(
                 env,
-                time_limit=time_limit,
+                time_limit=time_limit or None,
                 threads=threads,
                 max_states=1 if bound_only else None,
                 max_memory_bytes=int(memory_gb * 2**30) if memory_gb else None,
@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("files", nargs="*", default=DEFAULT_FILES)
     parser.add_argument("--old-site", help="directory the older revision is installed in")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds; 0: none")
     parser.add_argument("--threads", type=int, default=1, help="threads of each search")
     parser.add_argument(
         "--bound-only", action="store_true", help="time building the bound, not the search"
@@ -126,7 +126,8 @@ def main() -> None:
         measure = f"{args.memory_gb:g} GiB budget; stored states, new / old"
     else:
         measure = "expanded states, new / old"
-    print(f"{args.time_limit:g} s per search, {args.threads} thread(s); {measure}, per round\n")
+    per_search = f"{args.time_limit:g} s" if args.time_limit else "no time limit"
+    print(f"{per_search} per search, {args.threads} thread(s); {measure}, per round\n")
     print(f"| file | round | old | new | {'old / new' if args.bound_only else 'new / old'} |")
     print("|---|---:|---|---|---:|")
     for round_number in range(1, args.rounds + 1):

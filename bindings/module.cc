@@ -382,6 +382,7 @@ nb::dict stats_dict(const robotouille::SearchStats& stats) {
   d["deferred"] = stats.deferred;
   d["initial_h"] = stats.initial_h;
   d["abstract_states"] = stats.abstract_states;
+  d["coarse_rows"] = stats.coarse_rows;
   d["bound"] = stats.bound;
   d["seconds"] = stats.seconds;
   return d;
@@ -410,6 +411,8 @@ robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
       l.*(cap->second) = nb::cast<int64_t>(value);
     } else if (name == "upgrade_seconds") {
       l.upgrade_seconds = nb::cast<double>(value);
+    } else if (name == "planned_seconds") {
+      l.planned_seconds = nb::cast<double>(value);
     } else if (name == "exact_timers") {
       l.exact_timers = nb::cast<bool>(value);
     } else if (name == "timer_sinks") {
@@ -735,7 +738,8 @@ NB_MODULE(_core, m) {
       "projection_task: the task the projections are built for (the same task with implied "
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
-      "upgrade_total_states, retry_states, upgrade_seconds), exact_timers (true: keep every "
+      "upgrade_total_states, retry_states, upgrade_seconds; planned_seconds: without a time limit, "
+      "build them as a search with that one would), exact_timers (true: keep every "
       "timer's exact progress, for comparisons; see projection.h), timer_sinks (false: never "
       "lead repeated timers to a sink, for comparisons; see projection.h) and existence_order "
       "(false: rows do not check that the pool objects before a needed one exist, for "

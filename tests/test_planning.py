@@ -20,6 +20,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -646,6 +647,84 @@ def test_the_time_limit_covers_building_the_tables(monkeypatch: Any) -> None:
     env = robotouille.load("cheese_sandwich")  # a fresh task: its tables are not cached yet
     plan = robotouille.plan(env, time_limit=60)
     assert plan.stats.seconds >= 0.3
+
+
+def test_coarse_rows_count_the_objects_whose_whole_row_is_missing() -> None:
+    """``coarse_rows``: 0 where every row is built whole; every object where caps of one state
+    leave every row out."""
+    (inst,) = datasets.load("multi_agent", seeds=[42], tasks=["1"])
+    env = inst.load()
+    assert planning._start_stats(env)["coarse_rows"] == 0
+    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+    tables, _ = planning._bound_tables(env, bits)
+    assert tables is not None
+    objects = tables["fallback"].count(0)
+    none_fit = {"max_states": 1, "max_total_states": 1, "upgrade_states": 0}
+    assert objects > 1
+    assert planning._start_stats(env, limits=none_fit)["coarse_rows"] == objects
+
+
+def _stats(**counts: Any) -> planning.SearchStats:
+    fields = {f.name: 0 for f in dataclasses.fields(planning.SearchStats)}
+    return planning.SearchStats(**{**fields, "seconds": 0.0, **counts})
+
+
+def test_an_untimed_search_whose_bound_is_coarse_starts_over_once(monkeypatch: Any) -> None:
+    """Without a time limit, a search whose bound left rows out starts over after
+    RESTART_AFTER_SECONDS with the bound of a RESTART_PLANNED_SECONDS search, and reports both
+    tries' counts; one with a time limit, or with a whole bound, runs once."""
+    env = robotouille.load("cheese_sandwich")
+    real = planning._run
+    calls: list[dict[str, Any]] = []
+
+    def fake(*args: Any, **kwargs: Any) -> robotouille.Plan:
+        limits = args[8] if len(args) > 8 else kwargs.get("projection_limits")
+        calls.append({"limits": limits, "time_limit": args[5]})
+        report = kwargs["progress"]
+        if len(calls) == 1 and args[5] is None and report is not None:
+            first = _stats(expanded=5, stored=7, bytes=100, coarse_rows=coarse, initial_h=3)
+            report(dataclasses.replace(first, seconds=planning.RESTART_AFTER_SECONDS - 1))
+            report(dataclasses.replace(first, seconds=planning.RESTART_AFTER_SECONDS))
+        found = real(*args, **kwargs)
+        return dataclasses.replace(found, stats=_stats(expanded=2, stored=3, bytes=50, seconds=1))
+
+    monkeypatch.setattr(planning, "_run", fake)
+    coarse = 2
+    seen: list[planning.SearchStats] = []
+    plan = robotouille.plan(env, progress=seen.append)
+    planned = {"planned_seconds": planning.RESTART_PLANNED_SECONDS}
+    assert [c["limits"] for c in calls] == [None, planned]
+    assert plan.length == 8 and plan.stats.expanded == 7 and plan.stats.stored == 10
+    assert plan.stats.bytes == 100 and plan.stats.initial_h == 0
+    assert [s.seconds for s in seen] == [
+        planning.RESTART_AFTER_SECONDS - 1,
+        planning.RESTART_AFTER_SECONDS,
+    ]  # (the second try's reports come after its first second, which this one does not reach)
+    calls.clear()
+    robotouille.plan(env, time_limit=60)
+    assert [c["limits"] for c in calls] == [None]
+    calls.clear()
+    coarse = 0
+    robotouille.plan(env)
+    assert [c["limits"] for c in calls] == [None]
+    calls.clear()
+    robotouille.plan(env, algorithm="bfs")
+    assert len(calls) == 1
+
+
+@needs_shared
+def test_the_original_multi_agent_10_starts_over_with_its_pots_row(monkeypatch: Any) -> None:
+    """Without a time limit the default caps leave out the pots' rows for both soups (13.5
+    minutes of search); starting over builds them: the start bound is 53 of 54."""
+    monkeypatch.setattr(planning, "RESTART_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(planning, "PROGRESS_EVERY", 0.05)
+    env = robotouille.load(
+        EXAMPLES / "multi_agent" / "10_potato_tomato_chicken_soup_potato_cheese_onion_soup.json"
+    )
+    plan = robotouille.plan(env, threads=2)
+    assert plan.length == 54
+    assert plan.stats.initial_h == 53 and plan.stats.coarse_rows == 0
+    replay(env, plan)
 
 
 def test_plan_many_matches_single_plans_and_reports_failures() -> None:

@@ -1133,6 +1133,10 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   while (!jobs.empty()) wait_and_commit();
   if (error) std::rethrow_exception(error);
+  coarse_rows_ = static_cast<int32_t>(std::count(spec.fallback.begin(), spec.fallback.end(), 0));
+  for (const Projection& p : projections_) {
+    if (p.row >= 0 && spec.fallback[static_cast<size_t>(p.row)] == 0) --coarse_rows_;
+  }
   // Members of each group; a variable is free when some candidate of it is not a member.
   for (size_t i = 0; i < projections_.size(); ++i) {
     const Projection& p = projections_[i];

@@ -678,7 +678,8 @@ int32_t actions_per_step(const SearchOptions& options) {
 }  // namespace
 
 // Larger projections make a tighter bound but take seconds to build: under a time limit,
-// upgrades must end within half of it (kUpgradeShare) unless the caller names a share, and then
+// upgrades must end within half of it (kUpgradeShare) unless the caller names a share (a search
+// without one plans for ProjectionLimits::planned_seconds instead), and then
 // the upgrade caps grow with that share (kUpgradeCapSeconds): on the two-robot originals, rows
 // of millions of states that a 120 s search can afford raise the start bound by 7-9, and on
 // multi_agent/3 seed 84 the rows a 10 s search builds in its 5 s raise it by 2 (see
@@ -692,7 +693,8 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   limits.threads = std::max<int32_t>(1, options.threads);
   limits.tick_free = actions_per_step(options) > 1;
   if (limits.upgrade_seconds > 0) return limits;
-  limits.upgrade_seconds = kUpgradeShare * options.time_limit;
+  const double planned = options.time_limit > 0 ? options.time_limit : limits.planned_seconds;
+  limits.upgrade_seconds = kUpgradeShare * planned;
   double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
   const int64_t unscaled = limits.upgrade_states;
   if (options.max_memory_bytes > 0 && limits.upgrade_total_states > 0) {
@@ -811,6 +813,7 @@ class Searcher {
                                                            x.words.data(), x.counters.data(),
                                                            stop, limits);
       stats_.abstract_states = x.projection->abstract_states();
+      stats_.coarse_rows = x.projection->coarse_rows();
       // The time bound (h_max of the relaxed task, delays counted) costs ~50 projection
       // lookups per state. Keep it only where it says more than the projections at the start:
       // without delayed effects it never does, and with them it does where an object the

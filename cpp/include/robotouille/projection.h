@@ -564,6 +564,10 @@ struct ProjectionLimits {
   int64_t upgrade_states = 480'000;
   int64_t upgrade_total_states = 2'400'000;
   double upgrade_seconds = 0;
+  // A search without a time limit plans its construction as a search with this one would
+  // (upgrades get kUpgradeShare of it, under caps grown with it; search.cc), or 0: no upgrade
+  // seconds, the first caps only. Read where upgrade_seconds is 0 and there is no time limit.
+  double planned_seconds = 0;
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
   // A search that scales the upgrade caps grows this one more slowly (kRetryCapSeconds): a
   // retry's predicted size comes from a failed enumeration, and on multi_agent/10 the pots'
@@ -606,6 +610,9 @@ class ProjectionHeuristic {
   void forget() { last_words_.clear(); }
 
   int64_t abstract_states() const { return abstract_states_; }
+  // The spec's objects (rows that are no fallback) whose full row was not built, for lack of
+  // time or room: a fallback stands in for it, or nothing does.
+  int32_t coarse_rows() const { return coarse_rows_; }
 
   // A heuristic for another thread: it shares this one's tables, which construction leaves
   // immutable, and has scratch and caches of its own (it starts with a copy of this one's).
@@ -1135,6 +1142,7 @@ class ProjectionHeuristic {
   std::vector<FactMask> lift_words_;  // every lift's companion facts, by word
   std::vector<FactMask> bury_words_;  // the facts bury() reads, by word
   int64_t abstract_states_ = 0;
+  int32_t coarse_rows_ = 0;
   int64_t distance_entries_ = 0;
   // The last build() that ran past its max_states: how many of the states it found it had
   // expanded (0: none did). The upgrade pass predicts a retry's size from it.

@@ -174,7 +174,8 @@ struct SearchOptions {
   // implied_goal_task). Same facts, groundings and effects; only the goal differs. Not owned:
   // the caller keeps it alive while the search runs.
   const Task* projection_task = nullptr;
-  // Caps on building the projections. upgrade_seconds 0 here means 40% of time_limit.
+  // Caps on building the projections. upgrade_seconds 0 here means kUpgradeShare of time_limit
+  // (or of projection_limits.planned_seconds without one; search.cc, bound_limits).
   ProjectionLimits projection_limits;
   std::vector<int32_t> robots;   // robot object ids in player order (turn-based, simultaneous)
   int64_t max_states = 0;        // 0: no limit
@@ -215,6 +216,7 @@ struct SearchStats {
   int64_t deferred = 0;       // expansions that left successors out (partial expansion)
   int32_t initial_h = 0;
   int64_t abstract_states = 0;  // states of the projection bound's abstractions
+  int32_t coarse_rows = 0;      // its objects whose full row was not built (coarse_rows())
   int32_t bound = 0;          // largest f (A*) or depth (BFS) fully explored so far
   double seconds = 0;
 };
