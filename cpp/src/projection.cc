@@ -863,12 +863,26 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   }
   auto shares = [&](size_t row) { return !spec.share.empty() && spec.share[row] >= 0; };
   // Whether `row` may still share its row's tables in this pass: not once that row's build
-  // failed (it is built again only among the upgrades). Such a row is built in its turn
-  // anyway, so it may start ahead like any other: on multi_agent/10 two of them (twins of
-  // rows that failed) ran one after the other on one thread, for 1.0 s of 1.8.
+  // failed (it is built again only among the upgrades).
   auto live_share = [&](size_t row) {
     return shares(row) && failed[static_cast<size_t>(spec.share[row])] == 0;
   };
+  // A row whose shared row failed in this pass is not built in it either where the upgrade
+  // pass tries it again (a full row is queued as an upgrade; under a time limit any row gets a
+  // retry): it is about as large (its shared row's enumeration starts from its start state
+  // too), and there it waits for its shared row, whose tables it then shares at no cost. It
+  // counts as failed as its shared row did (the same rate and size predict its retry). On the
+  // original multi_agent/10 the three twins of the pots' rows that failed took 1.2 s of the
+  // first pass's 1.6 s on two threads, and failed too.
+  auto deferred_twin = [&](size_t row, bool full_row) {
+    return (full_row || timed) && shares(row) && !live_share(row);
+  };
+  struct Failure {
+    bool with_sink = false;  // its build ended with a sink
+    int64_t over_cap = 0;    // states it expanded when it went over the cap
+    double seconds = 0;
+  };
+  std::vector<Failure> failures(n);  // per row, its failed first-pass build
   auto predict_full = [&](size_t full, int64_t coarse) {
     return coarse * size_factor(task_, spec, full, full + 1);
   };
@@ -876,7 +890,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     reap_ended();
     for (auto it = jobs.begin(); workers > 1 && it != jobs.end(); ++it) {
       if (it == jobs.begin() || it->full == kNoRow || !it->reaped || !it->built ||
-          it->full_started || live_share(it->full)) {
+          it->full_started || shares(it->full)) {
         continue;
       }
       it->full_started = true;
@@ -896,7 +910,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       if (!ahead.started && ahead.ahead_of_fallback && !ahead.cancelled.load()) {
         start(ahead, max_states, ahead.halt, halting_build);
       } else if (!ahead.started && ahead.fallback == kNoRow && !ahead.ahead_of_fallback &&
-                 !live_share(ahead.row)) {
+                 !live_share(ahead.row) && !deferred_twin(ahead.row, false)) {
         start(ahead, max_states, halt_build, halting_build);
       }
     }
@@ -912,8 +926,11 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const bool full_row = job.fallback != kNoRow;
     const int64_t room = full_row ? projections_[job.fallback].states : 0;
     bool kept = false;
+    const bool deferred = !job.started && deferred_twin(job.row, full_row);
     if (!job.started && !full_row && share_row(spec, job.row)) {
       kept = true;
+    } else if (deferred) {
+      failed[job.row] = 1;
     } else {
       if (!job.started) {
         start(job, std::min(max_states, max_total - abstract_states_ + room), halt_build,
@@ -929,9 +946,14 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const int64_t predicted = job.predicted;
     const bool sink_first = job.sink_first;
     // Whether its build (failed or not) ended with a sink.
-    const bool with_sink = job.builder && job.builder->built_with_sink_;
-    const int64_t over_cap = job.built || !job.builder ? 0 : job.builder->over_cap_expanded_;
-    const double build_seconds = job.seconds;
+    Failure& failure = failures[row];
+    failure = deferred ? failures[static_cast<size_t>(spec.share[row])]
+                       : Failure{job.builder && job.builder->built_with_sink_,
+                                 job.built || !job.builder ? 0 : job.builder->over_cap_expanded_,
+                                 job.seconds};
+    const bool with_sink = failure.with_sink;
+    const int64_t over_cap = failure.over_cap;
+    const double build_seconds = failure.seconds;
     jobs.pop_front();
     // The full row started ahead of this fallback, if any (now at the front).
     Job* const ahead =
