@@ -413,6 +413,8 @@ robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
       l.upgrade_seconds = nb::cast<double>(value);
     } else if (name == "planned_seconds") {
       l.planned_seconds = nb::cast<double>(value);
+    } else if (name == "threads") {
+      l.threads = nb::cast<int32_t>(value);
     } else if (name == "exact_timers") {
       l.exact_timers = nb::cast<bool>(value);
     } else if (name == "timer_sinks") {
@@ -739,7 +741,8 @@ NB_MODULE(_core, m) {
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
       "upgrade_total_states, retry_states, upgrade_seconds; planned_seconds: without a time limit, "
-      "build them as a search with that one would), exact_timers (true: keep every "
+      "build them as a search with that one would; threads: build them on that many, where the "
+      "search's own threads do not decide), exact_timers (true: keep every "
       "timer's exact progress, for comparisons; see projection.h), timer_sinks (false: never "
       "lead repeated timers to a sink, for comparisons; see projection.h) and existence_order "
       "(false: rows do not check that the pool objects before a needed one exist, for "

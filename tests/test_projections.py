@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import random
 from typing import Any
 from unittest import mock
 
@@ -1581,6 +1582,36 @@ def test_a_row_just_over_the_first_cap_is_retried_under_the_upgrade_caps() -> No
         retried["abstract_states"],
         retried["initial_h"],
     )
+
+
+def test_a_row_built_with_a_helper_thread_bounds_as_one_built_alone() -> None:
+    """On two threads the last upgrades of multi_agent/7 seed 210 (its pot's retried fallback,
+    then the pot's full row), each started while nothing else is built, are enumerated by both
+    threads together (projection.cc, build_row). The bound of the start and of 40 states along
+    random walks is what one thread's tables give."""
+    (instance,) = datasets.load("multi_agent", seeds=[210], tasks=["7_onion_potato_tomato_soup"])
+    env = instance.load()
+    tables, task = planner_tables(env)
+    rng = random.Random(3)
+    words, counters = [env._words[0].copy()], [env._counters[0].copy()]
+    for _ in range(40):
+        walker = instance.load()
+        for _ in range(rng.randrange(40)):
+            actions = walker.valid_actions()
+            if not actions or walker.goal_reached():
+                break
+            walker.step(rng.choice(actions))
+        words.append(walker._words[0].copy())
+        counters.append(walker._counters[0].copy())
+    rows = (env.task.core, np.stack(words), np.stack(counters), tables, task)
+    limits = {"upgrade_seconds": 60}
+    alone = _core.projection_bounds(*rows, incremental=False, projection_limits=limits)
+    together = _core.projection_bounds(
+        *rows, incremental=False, projection_limits={**limits, "threads": 2}
+    )
+    assert list(together) == list(alone)
+    untimed = _core.projection_bounds(*rows)  # no retries: the pot's row fails
+    assert alone[0] > untimed[0]  # the pot's rows were built
 
 
 def test_a_retried_rows_cap_grows_more_slowly_than_the_upgrade_caps() -> None:

@@ -132,6 +132,8 @@ int64_t size_factor(const Task& task, const ProjectionSpec& spec, size_t full, s
 }
 
 constexpr int32_t kDelayedNode = static_cast<int32_t>(EffectType::kDelayed);
+// The most states a thread takes at once from an enumeration shared with helpers.
+constexpr size_t kBatchStates = 64;
 // A step branches over at most 2^this ways its coarse timers can tick; a projection whose
 // states need more is dropped (projection.h, "Timers").
 constexpr uint32_t kMaxTimerChoices = 8;
@@ -349,6 +351,27 @@ struct LocalAction {
 };
 
 }  // namespace
+
+// A row's enumeration shared by the threads that build it together (see "Construction"): the
+// owner's keys, their index and the sink, the edges each state led to (in blocks, in the order
+// the states were done), and what the threads need to take states from it, all under `mutex`.
+struct ProjectionHeuristic::SharedEnumeration {
+  std::mutex mutex;
+  std::condition_variable more;  // states to take, a state done, or the end
+  KeyArena keys;
+  IdIndex index;
+  int32_t sink = -1;
+  std::vector<Edge> edges;
+  IntVec block_from;                 // per state done: its id
+  std::vector<size_t> block_begin;   // ... and where its edges begin in `edges`
+  size_t next = 0;                   // the next state to take
+  size_t threads = 1;                // the owner and its helpers
+  int32_t busy = 0;                  // batches taken and not done
+  bool started = false;              // the roots are in
+  bool ended = false, failed = false;
+  int64_t over_cap = 0;              // the states taken when the keys went over the cap
+  std::exception_ptr error;          // a helper's
+};
 
 void ProjectionHeuristic::find_existence_order(const uint64_t* words) {
   const TaskSpec& s = task_.spec;
@@ -723,6 +746,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     std::atomic<bool> cancelled{false};
     std::function<bool()> halt;  // a full row's, started ahead: also reads `cancelled`
     std::unique_ptr<ProjectionHeuristic> builder;
+    int32_t helpers = 0;  // threads that help build it (build_row)
     bool started = false, reaped = false, built = false;
     bool done = false;  // under finished_mutex
     double seconds = 0;
@@ -758,7 +782,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       job.thread.join();
       --running;
     }
-    busy += job.seconds;
+    busy += job.seconds * (1 + kHelperGain * job.helpers);
     enumerated_states_ += job.builder->enumerated_states_;
     if (job.error && !error) error = job.error;
   };
@@ -797,6 +821,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     while (workers > 1 && running >= workers) wait_any();
     job.started = true;
     job.builder = builder();
+    job.builder->row_helpers_ = job.helpers;
     for (const Job& other : jobs) {
       if (&other != &job && other.started && !other.reaped) {
         job.builder->distance_entries_ += other.reserved_entries;
@@ -1105,12 +1130,15 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     const Upgrade& u = ready != waiting.end() ? **ready : upgrades[next++];
     if (ready != waiting.end()) waiting.erase(ready);
-    if (halting_upgrade()) break;
+    if (halting_build()) break;
     if (source_to_come(u)) {
       waiting.push_back(&u);
       continue;
     }
-    if (share_row(spec, u.row)) {  // its shared row got built: no cost
+    // Its shared row got built: no cost, so also once the upgrades' time is up (on the
+    // original multi_agent/10 under a 10 s limit the pots' row for both waters ended just
+    // before it, and pot 2's twin of it was left out).
+    if (share_row(spec, u.row)) {
       if (u.retry) {
         follow_up(u.row);
       } else {
@@ -1118,6 +1146,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
       continue;
     }
+    if (halt_upgrade()) continue;  // no more builds
     while (workers > 1 && running >= workers) wait_and_commit();
     const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
     int64_t reserved_states = 0, reserved_entries = 0;
@@ -1131,7 +1160,17 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     const double per_state =
         u.retry ? u.per_state
                 : busy / static_cast<double>(std::max<int64_t>(enumerated_states_, 1));
-    const double expected = seconds() + per_state * static_cast<double>(u.predicted);
+    // The last upgrade to build, started while nothing else is built (those queued after it
+    // only share rows), gets the idle threads as helpers: on the original multi_agent/10 that
+    // is the pots' row for both waters (1.1M states), built alone on one of two threads for
+    // 4.3-4.8 s.
+    const bool last = std::all_of(upgrades.begin() + static_cast<std::ptrdiff_t>(next),
+                                  upgrades.end(), [&](const Upgrade& w) { return shares(w.row); });
+    const int32_t helpers =
+        workers > 1 && running == 0 && jobs.empty() && last ? static_cast<int32_t>(workers) - 1
+                                                            : 0;
+    const double expected = seconds() + per_state * static_cast<double>(u.predicted) /
+                                             (1 + kHelperGain * helpers);
     const int64_t row_cap =
         u.retry && limits.retry_states >= 0 ? limits.retry_states : limits.upgrade_states;
     const int64_t cap = std::min(
@@ -1150,6 +1189,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     job.upgrade = &u;
     job.sink_first = u.sink_first;
     job.reserved_entries = entries;
+    job.helpers = helpers;
     start(job, cap, halt_upgrade, halting_upgrade);
     if (workers == 1) wait_and_commit();
   }
@@ -2367,8 +2407,50 @@ bool ProjectionHeuristic::build(const ProjectionSpec& spec, int32_t index, const
 bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
                                     const uint64_t* words, const int32_t* counters,
                                     int64_t max_states, const std::function<bool()>& stop,
-                                    bool sink_repeats) {
+                                    bool sink_repeats, SharedEnumeration* joined) {
   const TaskSpec& s = task_.spec;
+  // With helpers, their threads (each on a builder of its own, from the start of this function
+  // on: the preparation below is theirs too) and this one enumerate the row's states together,
+  // through `shared`; a helper (`joined`) returns once they are enumerated.
+  std::unique_ptr<SharedEnumeration> own_shared;
+  if (joined == nullptr && row_helpers_ > 0) {
+    own_shared = std::make_unique<SharedEnumeration>();
+    own_shared->threads = static_cast<size_t>(row_helpers_) + 1;
+  }
+  SharedEnumeration* const shared = joined != nullptr ? joined : own_shared.get();
+  // Every path out of this function stops the helpers and waits for them.
+  std::vector<std::thread> helpers;
+  struct JoinHelpers {
+    SharedEnumeration* shared;
+    std::vector<std::thread>& threads;
+    ~JoinHelpers() {
+      if (threads.empty()) return;
+      {
+        const std::lock_guard lock(shared->mutex);
+        shared->ended = true;
+        shared->more.notify_all();
+      }
+      for (std::thread& t : threads) t.join();
+    }
+  } join_helpers{shared, helpers};
+  for (int32_t k = 0; own_shared != nullptr && k < row_helpers_; ++k) {
+    std::shared_ptr<ProjectionHeuristic> helper = builder();
+    helper->row_helpers_ = 0;
+    try {
+      helpers.emplace_back([=, &spec]() {
+        try {
+          helper->build_row(spec, index, words, counters, max_states, {}, sink_repeats, shared);
+        } catch (...) {
+          const std::lock_guard lock(shared->mutex);
+          if (!shared->error) shared->error = std::current_exception();
+          shared->failed = true;
+          shared->more.notify_all();
+        }
+      });
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: fewer helpers
+    }
+  }
   Projection p;
   p.coarse_timers = !exact_timers_;
   std::vector<int16_t> bit_of;
@@ -2511,14 +2593,21 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
 
   // Forward enumeration. Abstract states are keys (see project()); the engine runs on scratch
   // full states that are zero outside F and T.
-  KeyArena keys_list;
-  // Every build counts its states, however it ends (the upgrades' time estimate reads them).
+  KeyArena own_keys;
+  IdIndex own_index;
+  int32_t own_sink = -1;
+  KeyArena& keys_list = shared != nullptr ? shared->keys : own_keys;
+  IdIndex& key_index = shared != nullptr ? shared->index : own_index;
+  // Every build counts its states, however it ends (the upgrades' time estimate reads them);
+  // a helper's are its owner's.
   struct CountStates {
     int64_t& total;
     const KeyArena& keys;
-    ~CountStates() { total += static_cast<int64_t>(keys.size()); }
-  } count_states{enumerated_states_, keys_list};
-  IdIndex key_index;
+    bool counts;
+    ~CountStates() {
+      if (counts) total += static_cast<int64_t>(keys.size());
+    }
+  } count_states{enumerated_states_, keys_list, joined == nullptr};
   std::vector<Edge> edges;
   IntVec edge_begin{0};
   std::vector<uint64_t> work(static_cast<size_t>(task_.num_words));
@@ -2538,7 +2627,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // Repeated timers (projection.h): with sink_repeats, a step into a key that lists two
   // templates of one family leads to the sink instead, interned on first use.
   const IntVec families = sink_repeats ? timer_families(s, p.templates) : IntVec{};
-  int32_t sink = -1;
+  int32_t& sink = shared != nullptr ? shared->sink : own_sink;
   auto repeats_a_family = [&](std::string_view key) {
     // Families below 64 (a row has few templates); a list that repeats only a family above
     // that is kept as without a sink: admissible either way, the row only stays larger.
@@ -2606,11 +2695,15 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   IntVec target_cost;
   std::vector<uint32_t> target_hash;
   // The same key before canonical() (the away robots' moves lead to few) keeps one target.
+  // Raw target k is target raw_base + k (enumerating together, a batch's earlier states' targets
+  // come first).
   KeyArena raw_targets;
+  size_t raw_base = 0;
   auto add_target = [&](int32_t cost) {
     for (size_t k = 0; k < raw_targets.size(); ++k) {
       if (raw_targets.equals(k, key_)) {
-        target_cost[k] = std::min(target_cost[k], cost);
+        int32_t& least = target_cost[raw_base + k];
+        least = std::min(least, cost);
         return;
       }
     }
@@ -2619,29 +2712,41 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
     targets.push_back(key_);
     target_cost.push_back(cost);
   };
-  // Interns the targets gathered from state `from` and adds their edges (none to itself).
-  auto intern_targets = [&](int32_t from) {
-    target_hash.resize(targets.size());
-    for (size_t k = 0; k < targets.size(); ++k) {
-      target_hash[k] = key_hash(targets[k]);
-      key_index.prefetch(target_hash[k]);
-    }
-    for (size_t k = 0; k < targets.size(); ++k) {
+  // Interns targets [begin, end) (their hashes in target_hash), reached from state `from`, and
+  // adds their edges to `out` from `mine` on (none to itself).
+  auto intern_range = [&](int32_t from, size_t begin, size_t end, std::vector<Edge>& out,
+                          ptrdiff_t mine) {
+    for (size_t k = begin; k < end; ++k) key_index.prefetch(target_hash[k]);
+    for (size_t k = begin; k < end; ++k) {
       key_.assign(targets[k]);
       const int32_t to = intern_canonical(target_hash[k]);
       if (to == from) continue;
       // Several steps of a state often lead to one target (the away robots' moves): one edge,
       // at the least cost.
-      const auto mine = edges.begin() + edge_begin.back();
-      const auto same = std::find_if(mine, edges.end(), [&](const Edge& e) { return e.to == to; });
-      if (same == edges.end()) {
-        edges.push_back({to, target_cost[k]});
+      const auto same = std::find_if(out.begin() + mine, out.end(),
+                                     [&](const Edge& e) { return e.to == to; });
+      if (same == out.end()) {
+        out.push_back({to, target_cost[k]});
       } else {
         same->cost = std::min(same->cost, target_cost[k]);
       }
     }
-    targets.clear();
+  };
+  auto hash_targets = [&]() {
+    target_hash.resize(targets.size());
+    for (size_t k = 0; k < targets.size(); ++k) target_hash[k] = key_hash(targets[k]);
+  };
+  // Interns the targets gathered from state `from` and adds their edges. Enumerating together,
+  // they wait for the rest of the batch instead (see take_states): only the raw keys start over.
+  auto intern_targets = [&](int32_t from) {
     raw_targets.clear();
+    if (shared != nullptr) {
+      raw_base = targets.size();
+      return;
+    }
+    hash_targets();
+    intern_range(from, 0, targets.size(), edges, edge_begin.back());
+    targets.clear();
     target_cost.clear();
   };
   // Writes into key_ the history bits after a step from `bits` by `a` (waiting: a == nullptr),
@@ -3015,23 +3120,11 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       p.sorted_timers = commute(i, j);
     }
   }
-  for_each_root([&]() {
-    place();
-    intern();
-  });
-  std::string current;
-  std::vector<const LocalAction*> away_move_taken;  // per state (see the loop)
-  for (size_t id = 0; id < keys_list.size(); ++id) {
-    if (static_cast<int64_t>(keys_list.size()) > max_states) {
-      over_cap_expanded_ = static_cast<int64_t>(id);
-      return false;
-    }
-    if ((id & 1023) == 1023 && stop && stop()) return false;
-    if (static_cast<int32_t>(id) == sink) {  // no steps
-      edge_begin.push_back(static_cast<int32_t>(edges.size()));
-      continue;
-    }
-    current.assign(keys_list[id]);  // a copy: interning may move the arena's bytes
+  std::string current;  // the key of the state expanded (a copy: interning moves the arena)
+  std::vector<const LocalAction*> away_move_taken;  // per state (see expand)
+  // Expands state `id`, whose key is `current`, into its edges. False where the row fails (its
+  // timers could tick in too many ways).
+  auto expand = [&](int32_t id) {
     const std::string& key = current;
     Bits bits = read_bits(key, p.key_bytes);
     const bool timers = key.size() > p.key_bytes;
@@ -3164,8 +3257,135 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       // Waiting while the robot idles at the object is a real step charged to nobody.
       add_target(idling ? 1 : 0);
     }
-    intern_targets(static_cast<int32_t>(id));
-    edge_begin.push_back(static_cast<int32_t>(edges.size()));
+    intern_targets(id);
+    return true;
+  };
+  // Enumerating together: takes batches of states to expand until none is left and none is
+  // being expanded (it could find more), or the enumeration fails. A batch is expanded without
+  // the lock and its targets interned under it at once: one lock per state, on two threads,
+  // waited as long as the expansions took. The owner alone polls `stop`, and leaves only once
+  // no state is being expanded. False where the enumeration failed.
+  KeyArena batch_keys;
+  IntVec batch;                    // the states of the batch
+  std::vector<size_t> batch_end;   // ... and where their targets end
+  std::vector<Edge> state_edges;
+  auto take_states = [&]() {
+    SharedEnumeration& t = *shared;
+    std::unique_lock lock(t.mutex);
+    int64_t taken = 0;
+    while (!t.failed && !t.ended) {
+      if (!t.started || t.next >= keys_list.size()) {
+        if (t.started && t.busy == 0) {
+          t.ended = true;
+        } else {
+          t.more.wait(lock);
+        }
+        continue;
+      }
+      if (static_cast<int64_t>(keys_list.size()) > max_states) {
+        t.failed = true;
+        t.over_cap = static_cast<int64_t>(t.next);
+        break;
+      }
+      // A share of the states waiting, so that the other threads find some too.
+      const size_t waiting = keys_list.size() - t.next;
+      const size_t size = std::clamp<size_t>(waiting / t.threads, 1, kBatchStates);
+      batch.clear();
+      batch_keys.clear();
+      for (; batch.size() < size && t.next < keys_list.size(); ++t.next) {
+        if (static_cast<int32_t>(t.next) == sink) continue;  // no steps
+        batch.push_back(static_cast<int32_t>(t.next));
+        batch_keys.push_back(keys_list[t.next]);
+      }
+      if (batch.empty()) continue;
+      ++t.busy;
+      try {
+        lock.unlock();
+        bool expanded = true;
+        batch_end.clear();
+        for (size_t b = 0; b < batch.size() && expanded; ++b) {
+          current.assign(batch_keys[b]);
+          expanded = !(joined == nullptr && (++taken & 1023) == 0 && stop && stop()) &&
+                     expand(batch[b]);
+          batch_end.push_back(targets.size());
+        }
+        if (expanded) hash_targets();
+        lock.lock();
+        size_t begin = 0;
+        for (size_t b = 0; b < batch.size() && expanded; ++b) {
+          state_edges.clear();
+          intern_range(batch[b], begin, batch_end[b], state_edges, 0);
+          begin = batch_end[b];
+          t.block_from.push_back(batch[b]);
+          t.block_begin.push_back(t.edges.size());
+          t.edges.insert(t.edges.end(), state_edges.begin(), state_edges.end());
+        }
+        t.failed = t.failed || !expanded;
+      } catch (...) {  // (out of memory): the owner raises it
+        if (!lock.owns_lock()) lock.lock();
+        if (!t.error) t.error = std::current_exception();
+        t.failed = true;
+      }
+      --t.busy;
+      targets.clear();
+      target_cost.clear();
+      raw_base = 0;
+      t.more.notify_all();
+    }
+    t.more.notify_all();
+    if (joined == nullptr) t.more.wait(lock, [&]() { return t.busy == 0; });
+    return !t.failed;
+  };
+  if (joined == nullptr) {
+    // (Before `started`: no helper reads the keys yet.)
+    for_each_root([&]() {
+      place();
+      intern();
+    });
+  }
+  if (shared == nullptr) {
+    for (size_t id = 0; id < keys_list.size(); ++id) {
+      if (static_cast<int64_t>(keys_list.size()) > max_states) {
+        over_cap_expanded_ = static_cast<int64_t>(id);
+        return false;
+      }
+      if ((id & 1023) == 1023 && stop && stop()) return false;
+      if (static_cast<int32_t>(id) != sink) {  // (the sink has no steps)
+        current.assign(keys_list[id]);
+        if (!expand(static_cast<int32_t>(id))) return false;
+      }
+      edge_begin.push_back(static_cast<int32_t>(edges.size()));
+    }
+  } else {
+    if (joined == nullptr) {
+      const std::lock_guard lock(shared->mutex);
+      shared->started = true;
+      shared->more.notify_all();
+    }
+    const bool enumerated = take_states();
+    if (joined != nullptr) return false;  // the owner builds the row
+    if (!enumerated) {
+      if (shared->error) std::rethrow_exception(shared->error);
+      over_cap_expanded_ = shared->over_cap;
+      return false;
+    }
+    // The edges by state, in the order of their ids, as one thread lays them out.
+    const size_t states = keys_list.size(), blocks = shared->block_from.size();
+    std::vector<size_t>& block_begin = shared->block_begin;
+    block_begin.push_back(shared->edges.size());
+    edge_begin.assign(states + 1, 0);
+    for (size_t b = 0; b < blocks; ++b) {
+      edge_begin[static_cast<size_t>(shared->block_from[b]) + 1] =
+          static_cast<int32_t>(block_begin[b + 1] - block_begin[b]);
+    }
+    for (size_t i = 0; i < states; ++i) edge_begin[i + 1] += edge_begin[i];
+    edges.resize(shared->edges.size());
+    for (size_t b = 0; b < blocks; ++b) {
+      std::copy(shared->edges.begin() + static_cast<ptrdiff_t>(block_begin[b]),
+                shared->edges.begin() + static_cast<ptrdiff_t>(block_begin[b + 1]),
+                edges.begin() + edge_begin[static_cast<size_t>(shared->block_from[b])]);
+    }
+    std::vector<Edge>().swap(shared->edges);
   }
 
   // Backward searches from the abstract goal states, over the reverse edges: per state, the

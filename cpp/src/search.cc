@@ -695,7 +695,9 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   if (limits.upgrade_seconds > 0) return limits;
   const double planned = options.time_limit > 0 ? options.time_limit : limits.planned_seconds;
   limits.upgrade_seconds = kUpgradeShare * planned;
-  double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds, kMaxUpgradeCapScale);
+  const double throughput = 1 + kHelperGain * (limits.threads - 1);
+  double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds * throughput,
+                          kMaxUpgradeCapScale);
   const int64_t unscaled = limits.upgrade_states;
   if (options.max_memory_bytes > 0 && limits.upgrade_total_states > 0) {
     const double held = static_cast<double>(options.max_memory_bytes) / kConstructionBytesPerState;

@@ -859,6 +859,22 @@ TEST(BoundLimitsTest, CapsGrowWithTheTimeLimitUpToTheirScale) {
   limits = bound_limits(options);
   EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states * 6);
   EXPECT_EQ(limits.sink_states, defaults.upgrade_states);
+  // Below the most, each further thread grows them by what it adds to construction.
+  options.time_limit = 10;
+  const ProjectionLimits on_two = bound_limits(options);
+  options.threads = 1;
+  const ProjectionLimits on_one = bound_limits(options);
+  EXPECT_EQ(on_one.upgrade_states, defaults.upgrade_states * 2);
+  EXPECT_EQ(on_two.upgrade_states,
+            static_cast<int64_t>(static_cast<double>(defaults.upgrade_states) * 2 *
+                                 (1 + robotouille::kHelperGain)));
+  // Without a time limit, planned_seconds plans the construction as that limit would.
+  options.time_limit = 0;
+  options.projection_limits.planned_seconds = 10;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_seconds, 5);
+  EXPECT_EQ(limits.upgrade_states, on_one.upgrade_states);
+  EXPECT_EQ(limits.upgrade_total_states, on_one.upgrade_total_states);
 }
 
 TEST(BoundLimitsTest, ABudgetHoldsTheCapsOfAShortSearch) {
