@@ -410,25 +410,30 @@
  * first caps with nothing to fall back on (a fallback itself, or an object with one row), each
  * when its size, predicted from how far its failed enumeration got, fits the larger caps and
  * the rate of its failed build predicts it ends in time; a fallback built so then queues its
- * full row as an upgrade too (the pot's row for both waters of multi_agent/10, see "Creators"). Up to ProjectionLimits::threads rows
- * are built at once, each on a builder (a copy of the construction state without the rows built
- * so far): in the first pass, further threads start the rows it builds anyway (no fallback, or
- * a fallback, and no shared tables) ahead of their turn, and a full row once its fallback is
- * built and predicts it within the row cap (cancelled if its turn does not want it); every row
- * is committed in the one-thread order under the caps as they stand then (a row that shares a
- * row whose build failed starts ahead too: it cannot share in this pass). The second pass
- * starts its rows in order, a row whose shared row is still to come (in flight, queued, or the
- * follow-up of a retry in flight or queued; on one thread too) waiting aside until that one is
- * built or passed over, and keeps each that fits the caps when it ends. Without a time
- * budget the rows kept are those of one thread. The total of abstract states over all
- * projections is capped as well, and so are the distance tables: one entry per
+ * full row as an upgrade too (the pot's row for both waters of multi_agent/10, see "Creators"). Up
+ * to ProjectionLimits::threads rows are built at once, each on a builder (a copy of the
+ * construction state without the rows built so far): in the first pass, further threads start the
+ * rows it builds anyway (no fallback, or a fallback, and no shared tables) ahead of their turn, and
+ * a full row once its fallback is built and predicts it within the row cap (cancelled if its turn
+ * does not want it); every row is committed in the one-thread order under the caps as they stand
+ * then (a row that shares a row whose build failed is not built in this pass where the second pass
+ * tries it again: it waits there for its shared row). The second pass starts its rows in order, a
+ * row whose shared row is still to come (in flight, queued, or the follow-up of a retry in flight
+ * or queued; on one thread too) waiting aside until that one is built or passed over, and keeps
+ * each that fits the caps when it ends. Its last row to build, started while no other is built, is
+ * enumerated by the idle threads too (each takes a batch of states, expands it alone and interns
+ * its targets under a lock; the row is the same function of the keys as one thread's, so the bound
+ * is the same). Without a time budget the rows kept are those of one thread. The total of abstract
+ * states over all projections is capped as well, and so are the distance tables: one entry per
  * abstract state and distinct column, where combinations and roles with the same abstract goal
  * states share a column.
  *
  * Ownership: a ProjectionHeuristic owns its tables, refers to the Task (which must outlive it)
  * and keeps scratch space, so one instance serves one thread. Its clones (one per further
  * thread of a search) share the tables, which nothing writes once construction ends, and keep
- * scratch of their own.
+ * scratch of their own. During construction each row is built on a builder of its own, and each
+ * helper of a row's enumeration on one more; they share only that enumeration (its keys, index
+ * and edges, under its lock), which the row's owner keeps and hands on to the row.
  */
 #ifndef ROBOTOUILLE_PROJECTION_H_
 #define ROBOTOUILLE_PROJECTION_H_
