@@ -722,9 +722,13 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   const std::function<bool()> halt_build = [&]() {
     return halted.load(std::memory_order_relaxed);
   };
+  // Upgrades start within the upgrade share only; one still running at its end is dropped only
+  // kUpgradeGrace of it later.
   const std::function<bool()> halt_upgrade = [&]() {
-    return halt_build() || (timed && seconds() > limits.upgrade_seconds);
+    return halt_build() ||
+           (timed && seconds() > limits.upgrade_seconds * (1 + kUpgradeGrace));
   };
+  auto past_share = [&]() { return timed && seconds() > limits.upgrade_seconds; };
   const std::function<bool()> halting_build = [&]() {  // this thread only
     if (!halt_build() && stop && stop()) halted.store(true);
     return halt_build();
@@ -1146,7 +1150,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       }
       continue;
     }
-    if (halt_upgrade()) continue;  // no more builds
+    if (past_share()) continue;  // no more builds
     while (workers > 1 && running >= workers) wait_and_commit();
     const int64_t coarse = u.retry ? 0 : projections_[u.fallback].states;
     int64_t reserved_states = 0, reserved_entries = 0;
