@@ -85,15 +85,15 @@ _UPGRADE_SHARE = 0.5
 (``kUpgradeShare`` in projection.h)."""
 PROGRESS_EVERY = 1.0
 """Seconds between two progress reports of a search (see :func:`plan`)."""
-RESTART_AFTER_SECONDS = 10.0
+RESTART_AFTER_SECONDS = 5.0
 """Seconds after which an A* search without a time limit, whose bound left rows coarse
 (``SearchStats.coarse_rows``), starts over with the bound a search of
 :data:`RESTART_PLANNED_SECONDS` builds (see :func:`plan`)."""
 RESTART_PLANNED_SECONDS = 20.0
 """The time limit whose bound a restarted search builds (half of it for larger rows, under caps
 grown with it), with no limit on the search itself. On the original multi_agent/10 the default
-caps leave the pots' row for both soups out: the search then took 13.5 minutes and 7.2 GB,
-against 8.8 s with this bound (benchmarks/README.md)."""
+caps leave the pots' row for both soups out: the search then took 13.5 minutes and 7.2 GB;
+with this bound it takes 6-7 s, and 12-13 s with the try before (benchmarks/README.md)."""
 
 Progress = Callable[["SearchStats"], None]
 
