@@ -1614,6 +1614,25 @@ def test_a_row_built_with_a_helper_thread_bounds_as_one_built_alone() -> None:
     assert alone[0] > untimed[0]  # the pot's rows were built
 
 
+def test_a_row_that_outgrows_its_cap_while_helpers_enumerate_it_fails_as_alone() -> None:
+    """The pot's full row of multi_agent/7 seed 210 is predicted at 758,592 states and has more:
+    under an upgrade cap of 800,000 it starts and goes over the cap, on two threads while both
+    enumerate it. The build stops cleanly and the bound is one thread's (lower than with a cap
+    it fits)."""
+    (instance,) = datasets.load("multi_agent", seeds=[210], tasks=["7_onion_potato_tomato_soup"])
+    env = instance.load()
+    tables, task = planner_tables(env)
+    rows = (env.task.core, env._words[:1], env._counters[:1], tables, task)
+
+    def start(cap: int, threads: int) -> int:
+        limits = {"upgrade_seconds": 60, "upgrade_states": cap, "threads": threads}
+        return int(_core.projection_bounds(*rows, projection_limits=limits)[0])
+
+    over = start(800_000, 2)
+    assert over == start(800_000, 1)
+    assert over < start(1_000_000, 2)
+
+
 def test_a_retried_rows_cap_grows_more_slowly_than_the_upgrade_caps() -> None:
     """The upgrade caps that grow with the time limit grow a retry's cap only from a 20 s
     search on, by one upgrade cap per 10 s of the upgrade share (its size is predicted from a
