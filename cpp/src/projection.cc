@@ -3267,8 +3267,9 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   // Enumerating together: takes batches of states to expand until none is left and none is
   // being expanded (it could find more), or the enumeration fails. A batch is expanded without
   // the lock and its targets interned under it at once (locking once per state, two threads
-  // spent about as long waiting for the lock as expanding). The owner alone polls `stop`, and
-  // leaves only once no state is being expanded. False where the enumeration failed.
+  // were no faster than one: each waited a third of its time for the lock). The owner alone
+  // polls `stop`, and leaves only once no state is being expanded. False where the enumeration
+  // failed.
   KeyArena batch_keys;
   IntVec batch;                    // the states of the batch
   std::vector<size_t> batch_end;   // ... and where their targets end
