@@ -383,6 +383,7 @@ nb::dict stats_dict(const robotouille::SearchStats& stats) {
   d["initial_h"] = stats.initial_h;
   d["abstract_states"] = stats.abstract_states;
   d["coarse_rows"] = stats.coarse_rows;
+  d["sink_rows"] = stats.sink_rows;
   d["bound"] = stats.bound;
   d["seconds"] = stats.seconds;
   return d;
@@ -413,6 +414,11 @@ robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
       l.upgrade_seconds = nb::cast<double>(value);
     } else if (name == "planned_seconds") {
       l.planned_seconds = nb::cast<double>(value);
+    } else if (name == "planned_memory_bytes") {
+      if (!nb::isinstance<nb::int_>(value)) {
+        throw std::invalid_argument("projection limit 'planned_memory_bytes' is no integer");
+      }
+      l.planned_memory_bytes = nb::cast<int64_t>(value);
     } else if (name == "threads") {
       l.threads = nb::cast<int32_t>(value);
     } else if (name == "exact_timers") {
@@ -741,8 +747,9 @@ NB_MODULE(_core, m) {
       "goal atoms added), or None for task itself. projection_limits: a dict overriding caps on "
       "building the projections (max_states, max_total_states, upgrade_states, "
       "upgrade_total_states, retry_states, upgrade_seconds; planned_seconds: without a time limit, "
-      "build them as a search with that one would; threads: build them on that many, where the "
-      "search's own threads do not decide), exact_timers (true: keep every "
+      "build them as a search with that one would; planned_memory_bytes: without a memory budget, "
+      "likewise; threads: build them on that many, where the search's own threads do not "
+      "decide), exact_timers (true: keep every "
       "timer's exact progress, for comparisons; see projection.h), timer_sinks (false: never "
       "lead repeated timers to a sink, for comparisons; see projection.h) and existence_order "
       "(false: rows do not check that the pool objects before a needed one exist, for "

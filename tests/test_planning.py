@@ -669,47 +669,89 @@ def _stats(**counts: Any) -> planning.SearchStats:
     return planning.SearchStats(**{**fields, "seconds": 0.0, **counts})
 
 
-def test_an_untimed_search_whose_bound_is_coarse_starts_over_once(monkeypatch: Any) -> None:
+def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
+    monkeypatch: Any,
+) -> None:
     """Without a time limit, a search whose bound left rows out starts over after
-    RESTART_AFTER_SECONDS with the bound of a RESTART_PLANNED_SECONDS search, and reports both
-    tries' counts; one with a time limit, or with a whole bound, runs once."""
+    RESTART_AFTER_SECONDS with the bound of a RESTART_PLANNED_SECONDS search, and a try whose
+    rows are still coarse, or have sinks, after LONG_RESTART_AFTER_SECONDS with a long search's
+    bound; the counts add up over the tries. One with a time limit, or with a whole bound, runs
+    once."""
     env = robotouille.load("cheese_sandwich")
     real = planning._run
     calls: list[dict[str, Any]] = []
+    # Per try, the rows its reports name (coarse, with a sink), or None: no reports.
+    rows: list[tuple[int, int] | None] = []
 
     def fake(*args: Any, **kwargs: Any) -> robotouille.Plan:
         limits = args[8] if len(args) > 8 else kwargs.get("projection_limits")
         calls.append({"limits": limits, "time_limit": args[5]})
         report = kwargs["progress"]
-        if len(calls) == 1 and args[5] is None and report is not None:
-            first = _stats(expanded=5, stored=7, bytes=100, coarse_rows=coarse, initial_h=3)
-            report(dataclasses.replace(first, seconds=planning.RESTART_AFTER_SECONDS - 1))
-            report(dataclasses.replace(first, seconds=planning.RESTART_AFTER_SECONDS))
+        named = rows[len(calls) - 1] if len(calls) <= len(rows) else None
+        if named is not None and args[5] is None and report is not None:
+            coarse, sinks = named
+            tried = _stats(
+                expanded=5, stored=7, bytes=100, coarse_rows=coarse, sink_rows=sinks, initial_h=3
+            )
+            for seconds in (
+                planning.RESTART_AFTER_SECONDS - 1,
+                planning.RESTART_AFTER_SECONDS,
+                planning.LONG_RESTART_AFTER_SECONDS,
+            ):
+                report(dataclasses.replace(tried, seconds=seconds))
         found = real(*args, **kwargs)
         return dataclasses.replace(found, stats=_stats(expanded=2, stored=3, bytes=50, seconds=1))
 
     monkeypatch.setattr(planning, "_run", fake)
-    coarse = 2
+    monkeypatch.setattr(planning, "_physical_memory", lambda: 8 << 30)
+    planned = {"planned_seconds": planning.RESTART_PLANNED_SECONDS}
+    long = {
+        "planned_seconds": planning.LONG_PLANNED_SECONDS,
+        "planned_memory_bytes": int((8 << 30) * planning.LONG_PLANNED_MEMORY_SHARE),
+    }
+    # Coarse rows: the planned bound at once, then, still coarse, the long one.
+    rows[:] = [(2, 0), (1, 3)]
     seen: list[planning.SearchStats] = []
     plan = robotouille.plan(env, progress=seen.append)
-    planned = {"planned_seconds": planning.RESTART_PLANNED_SECONDS}
-    assert [c["limits"] for c in calls] == [None, planned]
-    assert plan.length == 8 and plan.stats.expanded == 7 and plan.stats.stored == 10
+    assert [c["limits"] for c in calls] == [None, planned, long]
+    assert plan.length == 8 and plan.stats.expanded == 12 and plan.stats.stored == 17
     assert plan.stats.bytes == 100 and plan.stats.initial_h == 0
-    assert [s.seconds for s in seen] == [
+    assert [s.seconds for s in seen[:2]] == [
         planning.RESTART_AFTER_SECONDS - 1,
         planning.RESTART_AFTER_SECONDS,
-    ]  # (the second try's reports come after its first second, which this one does not reach)
+    ]
+    # The second try's reports add the first's counts and wall time.
+    assert len(seen) == 5 and all(s.expanded == 10 and s.stored == 14 for s in seen[2:])
+    assert seen[2].seconds < seen[3].seconds < seen[4].seconds
+    # Sinks alone: no planned bound (it would build the same), the long one after its time.
     calls.clear()
-    robotouille.plan(env, time_limit=60)
-    assert [c["limits"] for c in calls] == [None]
+    rows[:] = [(0, 2)]
+    plan = robotouille.plan(env)
+    assert [c["limits"] for c in calls] == [None, long]
+    assert plan.stats.expanded == 7
+    # A whole bound, a time limit, or BFS: one try.
+    for whole in ((0, 0), (2, 0)):
+        calls.clear()
+        rows[:] = [whole] if whole == (0, 0) else []
+        robotouille.plan(env) if whole == (0, 0) else robotouille.plan(env, time_limit=60)
+        assert [c["limits"] for c in calls] == [None]
     calls.clear()
-    coarse = 0
-    robotouille.plan(env)
-    assert [c["limits"] for c in calls] == [None]
-    calls.clear()
+    rows[:] = [(2, 2)]
     robotouille.plan(env, algorithm="bfs")
     assert len(calls) == 1
+    # plan_many divides the memory among the searches at once; a budget is the search's own.
+    calls.clear()
+    rows[:] = [(0, 1), (0, 1)]
+    robotouille.plan_many([env, env], threads=2, progress=False)
+    assert {c["limits"]["planned_memory_bytes"] for c in calls if c["limits"]} == {
+        long["planned_memory_bytes"] // 2
+    }
+    assert planning._long_bound_limits(1 << 30, 1) == {
+        "planned_seconds": planning.LONG_PLANNED_SECONDS
+    }
+    monkeypatch.setattr(planning, "_physical_memory", lambda: 0)
+    alone = planning._long_bound_limits(None, 1)
+    assert alone == {"planned_seconds": planning.LONG_PLANNED_SECONDS}
 
 
 @needs_shared

@@ -1141,16 +1141,22 @@ def test_a_full_row_too_large_for_its_repeated_timers_is_built_with_a_sink() -> 
     """A patty between two stoves: its full row (the robot's position with the patty's facts) lists
     either cook, or both in either order, at any progress. Under SINK_CAPS, with the robot's
     position kept everywhere (no away robot), it fits only with the sink, and then counts the moves
-    that the fallback row without the robot's position cannot: the bound rises to the optimum."""
+    that the fallback row without the robot's position cannot: the bound rises to the optimum.
+    ``sink_rows`` counts it, and ``coarse_rows`` where it is not built."""
     env = _kitchen([["lettuce"], ["patty"], [], [], []], ["lettuce", "patty"], last="stove")
     assert robotouille.plan(env).length == 10
-    assert bound_keeping_positions(env, SINK_CAPS | {"timer_sinks": False}) == 9
-    assert bound_keeping_positions(env, SINK_CAPS) == 10
+    without = start_stats_keeping_positions(env, limits=SINK_CAPS | {"timer_sinks": False})
+    assert without["initial_h"] == 9
+    assert (without["coarse_rows"], without["sink_rows"]) == (1, 0)
+    with_sink = start_stats_keeping_positions(env, limits=SINK_CAPS)
+    assert with_sink["initial_h"] == 10
+    assert (with_sink["coarse_rows"], with_sink["sink_rows"]) == (0, 1)
     # Without caps the row fits as it is, and is built without the sink.
     assert (
         start_stats(env)["abstract_states"]
         == start_stats(env, limits={"timer_sinks": False})["abstract_states"]
     )
+    assert start_stats_keeping_positions(env)["sink_rows"] == 0
 
 
 @generated_examples(12)

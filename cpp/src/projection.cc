@@ -873,6 +873,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     }
     abstract_states_ += row.states;
     distance_entries_ += row.entries();
+    row.with_sink = job.builder->built_with_sink_;
     projections_.push_back(std::move(row));
     return true;
   };
@@ -1201,7 +1202,9 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   if (error) std::rethrow_exception(error);
   coarse_rows_ = static_cast<int32_t>(std::count(spec.fallback.begin(), spec.fallback.end(), 0));
   for (const Projection& p : projections_) {
-    if (p.row >= 0 && spec.fallback[static_cast<size_t>(p.row)] == 0) --coarse_rows_;
+    if (p.row < 0 || spec.fallback[static_cast<size_t>(p.row)] != 0) continue;
+    --coarse_rows_;
+    if (p.with_sink) ++sink_rows_;
   }
   // Members of each group; a variable is free when some candidate of it is not a member.
   for (size_t i = 0; i < projections_.size(); ++i) {

@@ -685,7 +685,8 @@ int32_t actions_per_step(const SearchOptions& options) {
 // multi_agent/3 seed 84 the rows a 10 s search builds in its 5 s raise it by 2 (see
 // benchmarks/README.md). max_memory_bytes counts the search's tables, which grow only after
 // construction has released its scratch, so under that budget the caps grow only while the
-// construction they allow fits in it as well. A long search under a budget
+// construction they allow fits in it as well (without a budget, under
+// ProjectionLimits::planned_memory_bytes where set). A long search under a budget
 // (kLongUpgradeSeconds) takes every cap to what half of the budget holds, and its rows that
 // repeat timers are built whole where they fit that, not with a sink.
 ProjectionLimits bound_limits(const SearchOptions& options) {
@@ -699,8 +700,10 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   double scale = std::min(limits.upgrade_seconds / kUpgradeCapSeconds * throughput,
                           kMaxUpgradeCapScale);
   const int64_t unscaled = limits.upgrade_states;
-  if (options.max_memory_bytes > 0 && limits.upgrade_total_states > 0) {
-    const double held = static_cast<double>(options.max_memory_bytes) / kConstructionBytesPerState;
+  const int64_t budget =
+      options.max_memory_bytes > 0 ? options.max_memory_bytes : limits.planned_memory_bytes;
+  if (budget > 0 && limits.upgrade_total_states > 0) {
+    const double held = static_cast<double>(budget) / kConstructionBytesPerState;
     scale = std::min(scale, held / static_cast<double>(limits.upgrade_total_states));
     const auto long_caps = static_cast<int64_t>(held * kLongBudgetShare);
     if (limits.upgrade_seconds >= kLongUpgradeSeconds &&
@@ -816,6 +819,7 @@ class Searcher {
                                                            stop, limits);
       stats_.abstract_states = x.projection->abstract_states();
       stats_.coarse_rows = x.projection->coarse_rows();
+      stats_.sink_rows = x.projection->sink_rows();
       // The time bound (h_max of the relaxed task, delays counted) costs ~50 projection
       // lookups per state. Keep it only where it says more than the projections at the start:
       // without delayed effects it never does, and with them it does where an object the

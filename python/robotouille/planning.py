@@ -94,6 +94,20 @@ RESTART_PLANNED_SECONDS = 20.0
 grown with it), with no limit on the search itself. On the original multi_agent/10 the default
 caps leave the pots' row for both soups out: the search then took 13.5 minutes and 7.2 GB;
 with this bound it takes 6-7 s, and 12-13 s with the try before (benchmarks/README.md)."""
+LONG_RESTART_AFTER_SECONDS = 60.0
+"""Seconds after which an A* search without a time limit, whose bound still left rows coarse or
+built them with a sink (``SearchStats.sink_rows``), starts over with the bound of a long search
+(:data:`LONG_PLANNED_SECONDS`; see :func:`plan`)."""
+LONG_PLANNED_SECONDS = 300.0
+"""The time limit whose bound that restart builds: the shortest whose caps take half of the
+memory planned for (``kLongUpgradeSeconds`` in projection.h), with up to 2.5 minutes for larger
+rows. On multi_agent/10 seed 420 its rows without sinks raise the start bound from 43 to 55
+(the optimum is 58) in about 70 s on two threads (benchmarks/README.md)."""
+LONG_PLANNED_MEMORY_SHARE = 0.5
+"""Without ``max_memory_bytes``, that long bound's caps are planned for this share of the
+physical memory, divided among the searches running at once: half of it for construction, at
+400 bytes per abstract state; the rows it keeps take about 240 bytes per state while the search
+runs."""
 
 Progress = Callable[["SearchStats"], None]
 
@@ -117,6 +131,10 @@ class SearchStats:
         coarse_rows: Objects of the projection bound whose whole row (with the robots'
             positions) was not built for lack of time or room: a coarser row, or none, stands
             in for it (0 without the bound). A larger time limit may build them.
+        sink_rows: Objects of the projection bound whose whole row was built with a sink: its
+            repeated timers (a pot filled at two sinks, say) lead to one abstract state that
+            reads 0, which keeps the row small but its bound weak. A long search under a memory
+            budget builds them without where they fit.
         bound: The deepest BFS layer or largest A* f value fully explored.
         seconds: Wall-clock time of the call: the search, and building the bound's and the
             symmetry's tables (in Python once per task, then cached; in C++ per search).
@@ -132,6 +150,7 @@ class SearchStats:
     initial_h: int
     abstract_states: int
     coarse_rows: int
+    sink_rows: int
     bound: int
     seconds: float
 
@@ -560,9 +579,10 @@ def _run(
 class _Restart(Exception):
     """Raised from a progress report to start a search over (see :func:`_restarting_run`)."""
 
-    def __init__(self, stats: SearchStats) -> None:
+    def __init__(self, stats: SearchStats, stage: int) -> None:
         super().__init__("restart")
         self.stats = stats
+        self.stage = stage  # the index in _restarting_run's stages of the try to make next
 
 
 def _after(first: SearchStats, then: SearchStats, seconds: float) -> SearchStats:
@@ -580,6 +600,29 @@ def _after(first: SearchStats, then: SearchStats, seconds: float) -> SearchStats
     )
 
 
+def _physical_memory() -> int:
+    """This machine's physical memory in bytes, or 0 where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return 0
+
+
+def _long_bound_limits(max_memory_bytes: int | None, searches_at_once: int) -> dict[str, float]:
+    """The projection limits of an untimed search's last restart (see :func:`_restarting_run`).
+
+    A search limited to :data:`LONG_PLANNED_SECONDS` builds them, under its memory budget or,
+    without one, under :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory divided among
+    the searches running at once.
+    """
+    limits: dict[str, float] = {"planned_seconds": LONG_PLANNED_SECONDS}
+    if max_memory_bytes is None:
+        planned = int(_physical_memory() * LONG_PLANNED_MEMORY_SHARE) // max(1, searches_at_once)
+        if planned > 0:
+            limits["planned_memory_bytes"] = planned
+    return limits
+
+
 def _restarting_run(
     env: Env,
     algorithm: str,
@@ -594,16 +637,25 @@ def _restarting_run(
     *,
     progress: Progress | None = None,
     threads: int = 1,
+    searches_at_once: int = 1,
 ) -> Plan:
-    """:func:`_run`, starting over once with a larger bound where the first one was too coarse.
+    """:func:`_run`, starting over with a larger bound where the one it has is too coarse.
 
-    A search without a time limit (and with the default caps) whose bound left rows coarse
-    starts over once it has run :data:`RESTART_AFTER_SECONDS`, with the bound that a search of
-    :data:`RESTART_PLANNED_SECONDS` builds.
     Without a time limit the bound's construction has no time to plan for, so it keeps to its
-    first caps, which fit most tasks; one where they leave a large row out can take minutes
-    (see :data:`RESTART_PLANNED_SECONDS`). Starting over costs at most the seconds spent so far
-    and half of :data:`RESTART_PLANNED_SECONDS`.
+    first caps, which fit most tasks. A search without one (and with the default caps) starts
+    over, keeping its counts:
+
+    1. with the bound a search of :data:`RESTART_PLANNED_SECONDS` builds, once it has run
+       :data:`RESTART_AFTER_SECONDS` while its bound left rows coarse
+       (``SearchStats.coarse_rows``): on the original multi_agent/10 the first caps leave out
+       the pots' rows for both soups;
+    2. with the bound of a long search (:func:`_long_bound_limits`), once a try has run
+       :data:`LONG_RESTART_AFTER_SECONDS` while its bound left rows coarse or built them with a
+       sink (``SearchStats.sink_rows``): the rows of a pot filled at two sinks, on most
+       generated instances of multi_agent/10.
+
+    ``searches_at_once``: the searches running at once, this one among them
+    (:func:`plan_many`), which share the memory the second restart plans for.
     """
 
     def attempt(limits: dict[str, float] | None, report: Progress | None) -> Plan:
@@ -625,37 +677,57 @@ def _restarting_run(
     if time_limit is not None or projection_limits is not None:
         return attempt(projection_limits, progress)
     started = time.perf_counter()
+    stages: list[dict[str, float] | None] = [
+        None,
+        {"planned_seconds": RESTART_PLANNED_SECONDS},
+        _long_bound_limits(max_memory_bytes, searches_at_once),
+    ]
+    stage = 0
+    before: SearchStats | None = None  # the tries so far, added up (seconds: their wall time)
 
     def watch(so_far: SearchStats) -> None:
         if progress is not None:
-            progress(so_far)
-        if so_far.coarse_rows > 0 and so_far.seconds >= RESTART_AFTER_SECONDS:
-            raise _Restart(so_far)
+            if before is None:
+                progress(so_far)
+            else:
+                seconds = before.seconds + so_far.seconds
+                if so_far.expanded == 0:  # building the bound's tables again
+                    progress(dataclasses.replace(so_far, seconds=seconds))
+                else:
+                    shifted = _after(before, so_far, seconds)
+                    progress(dataclasses.replace(shifted, bytes=so_far.bytes))
+        if stage == 0 and so_far.coarse_rows > 0 and so_far.seconds >= RESTART_AFTER_SECONDS:
+            raise _Restart(so_far, 1)
+        rough = so_far.coarse_rows + so_far.sink_rows > 0
+        if stage < 2 and rough and so_far.seconds >= LONG_RESTART_AFTER_SECONDS:
+            raise _Restart(so_far, 2)
 
-    try:
-        return attempt(None, watch)
-    except _Restart as restart:
-        first = restart.stats
-
-    def shifted(so_far: SearchStats) -> None:
-        if progress is None:
-            return
-        seconds = first.seconds + so_far.seconds
-        if so_far.expanded == 0:  # building the bound's tables again
-            progress(dataclasses.replace(so_far, seconds=seconds))
-        else:
-            progress(dataclasses.replace(_after(first, so_far, seconds), bytes=so_far.bytes))
-
-    try:
-        found = attempt({"planned_seconds": RESTART_PLANNED_SECONDS}, shifted)
-    except (SearchLimitError, UnsolvableError) as failed:
-        total = _after(first, failed.stats, time.perf_counter() - started)  # type: ignore[arg-type]
-        if isinstance(failed, SearchLimitError):
-            raise SearchLimitError(failed.limit, total) from None
-        raise UnsolvableError(total) from None
-    return dataclasses.replace(
-        found, stats=_after(first, found.stats, time.perf_counter() - started)
-    )
+    while True:
+        try:
+            found = attempt(stages[stage], watch)
+        except _Restart as restart:
+            wall = time.perf_counter() - started
+            tried = restart.stats
+            before = (
+                dataclasses.replace(tried, seconds=wall)
+                if before is None
+                else _after(before, tried, wall)
+            )
+            stage = restart.stage
+            continue
+        except (SearchLimitError, UnsolvableError) as failed:
+            if before is None:
+                raise
+            wall = time.perf_counter() - started
+            total = _after(before, failed.stats, wall)  # type: ignore[arg-type]
+            if isinstance(failed, SearchLimitError):
+                raise SearchLimitError(failed.limit, total) from None
+            raise UnsolvableError(total) from None
+        if before is None:
+            return found
+        return dataclasses.replace(
+            found, stats=_after(before, found.stats, time.perf_counter() - started)
+        )
 
 
 def _replayable_actions(env: Env, structured: Sequence[Any]) -> list[Any]:
@@ -1164,10 +1236,11 @@ def _agenda_run(
     return Plan(actions, structured, len(actions), "agenda", env.mode, totals())
 
 
-def _runner(algorithm: str, weight: float = 1) -> Callable[..., Plan]:
+def _runner(algorithm: str, weight: float = 1, searches_at_once: int = 1) -> Callable[..., Plan]:
     """The function that plans with this algorithm, and for A* with this weight.
 
-    :func:`_agenda_run` or :func:`_run`; ValueError for a weight :func:`plan` does not take.
+    :func:`_agenda_run`, :func:`_restarting_run` (told how many searches run at once) or
+    :func:`_run`; ValueError for a weight :func:`plan` does not take.
     """
     ratio = _weight_ratio(weight)
     if algorithm != "astar" and ratio != 1:
@@ -1175,7 +1248,7 @@ def _runner(algorithm: str, weight: float = 1) -> Callable[..., Plan]:
     if algorithm == "agenda":
         return _agenda_run
     if algorithm == "astar":
-        return functools.partial(_restarting_run, weight=ratio)
+        return functools.partial(_restarting_run, weight=ratio, searches_at_once=searches_at_once)
     return functools.partial(_run, weight=ratio)
 
 
@@ -1244,9 +1317,14 @@ def plan(
             (not with a sink): minutes of construction that can raise the start bound by ten.
             Without a time limit the caps stay as they are, and an A* search that has run
             :data:`RESTART_AFTER_SECONDS` while its bound left rows coarse
-            (``stats.coarse_rows``) starts over once with the bound a search limited to
-            :data:`RESTART_PLANNED_SECONDS` builds; its statistics then add up both tries
-            (``bytes``: the larger, ``initial_h`` and ``bound``: the second's).
+            (``stats.coarse_rows``) starts over with the bound a search limited to
+            :data:`RESTART_PLANNED_SECONDS` builds. One that has run
+            :data:`LONG_RESTART_AFTER_SECONDS` while rows are still coarse or built with a sink
+            (``stats.sink_rows``) starts over with the bound of a long search: a search limited
+            to :data:`LONG_PLANNED_SECONDS` builds it, under ``max_memory_bytes`` or else
+            :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory (minutes of construction
+            and a few GB, but hours less search where the rows matter). The statistics then add
+            up the tries (``bytes``: the largest, ``initial_h`` and ``bound``: the last's).
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.
@@ -1373,7 +1451,7 @@ def plan_many(
     stop = threading.Event()
     results: list[Any] = [None] * len(envs)
 
-    run = _runner(algorithm, weight)
+    run = _runner(algorithm, weight, min(workers, len(envs)))
 
     def work(i: int) -> Plan:
         return run(

@@ -925,5 +925,25 @@ TEST(BoundLimitsTest, ALongSearchTakesEveryCapToHalfItsBudget) {
   EXPECT_EQ(limits.upgrade_total_states, defaults.upgrade_total_states * 4);
 }
 
+TEST(BoundLimitsTest, AnUntimedSearchWithoutABudgetPlansForTheMemoryItNames) {
+  SearchOptions options;
+  options.max_memory_bytes = int64_t{16} << 30;
+  options.time_limit = 2 * kLongUpgradeSeconds / kUpgradeShare;
+  const ProjectionLimits budgeted = bound_limits(options);
+  // No time limit nor budget: planned_seconds and planned_memory_bytes stand in for them.
+  options.max_memory_bytes = 0;
+  options.time_limit = 0;
+  options.projection_limits.planned_seconds = 2 * kLongUpgradeSeconds / kUpgradeShare;
+  options.projection_limits.planned_memory_bytes = int64_t{16} << 30;
+  ProjectionLimits limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, budgeted.upgrade_states);
+  EXPECT_EQ(limits.upgrade_total_states, budgeted.upgrade_total_states);
+  EXPECT_EQ(limits.sink_states, budgeted.sink_states);
+  // A search's own budget comes first.
+  options.max_memory_bytes = int64_t{32} << 30;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, budgeted.upgrade_states * 2);
+}
+
 }  // namespace
 }  // namespace robotouille::testing

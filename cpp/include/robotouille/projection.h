@@ -584,6 +584,10 @@ struct ProjectionLimits {
   // (upgrades get kUpgradeShare of it, under caps grown with it; search.cc), or 0: no upgrade
   // seconds, the first caps only. Read where upgrade_seconds is 0 and there is no time limit.
   double planned_seconds = 0;
+  // A search without a memory budget plans its caps as a search with this one would
+  // (search.cc, bound_limits: a long one's take half of it), or 0: none. The search itself
+  // stays unlimited.
+  int64_t planned_memory_bytes = 0;
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
   // A search that scales the upgrade caps grows this one more slowly (kRetryCapSeconds): a
   // retry's predicted size comes from a failed enumeration, and on multi_agent/10 the pots'
@@ -629,6 +633,8 @@ class ProjectionHeuristic {
   // The spec's objects (rows that are no fallback) whose full row was not built, for lack of
   // time or room: a fallback stands in for it, or nothing does.
   int32_t coarse_rows() const { return coarse_rows_; }
+  // The spec's objects whose full row was built with a sink (see "Repeated timers").
+  int32_t sink_rows() const { return sink_rows_; }
 
   // A heuristic for another thread: it shares this one's tables, which construction leaves
   // immutable, and has scratch and caches of its own (it starts with a copy of this one's).
@@ -706,6 +712,7 @@ class ProjectionHeuristic {
     IntVec key_templates;
     int32_t row = -1;     // its row in the spec
     bool shared = false;  // its tables are a copy of another row's (not counted as built)
+    bool with_sink = false;  // its repeated timers lead to a sink (see "Repeated timers")
     int32_t object = -1;
     // Creators (see above): the forbidden facts, by word of the real state, and the row's
     // (group, creator, mask), group -1: none.
@@ -1164,6 +1171,7 @@ class ProjectionHeuristic {
   std::vector<FactMask> bury_words_;  // the facts bury() reads, by word
   int64_t abstract_states_ = 0;
   int32_t coarse_rows_ = 0;
+  int32_t sink_rows_ = 0;
   int64_t distance_entries_ = 0;
   // The last build() that ran past its max_states: how many of the states it found it had
   // expanded (0: none did). The upgrade pass predicts a retry's size from it.

@@ -217,6 +217,7 @@ struct SearchStats {
   int32_t initial_h = 0;
   int64_t abstract_states = 0;  // states of the projection bound's abstractions
   int32_t coarse_rows = 0;      // its objects whose full row was not built (coarse_rows())
+  int32_t sink_rows = 0;        // its objects whose full row has a sink (sink_rows())
   int32_t bound = 0;          // largest f (A*) or depth (BFS) fully explored so far
   double seconds = 0;
 };
