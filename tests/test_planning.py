@@ -739,6 +739,12 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
     rows[:] = [(2, 2)]
     robotouille.plan(env, algorithm="bfs")
     assert len(calls) == 1
+    # A long time limit plans for the same memory, unless the search has a budget.
+    calls.clear()
+    robotouille.plan(env, time_limit=planning.LONG_PLANNED_SECONDS)
+    robotouille.plan(env, time_limit=planning.LONG_PLANNED_SECONDS, max_memory_bytes=1 << 30)
+    memory = {"planned_memory_bytes": long["planned_memory_bytes"]}
+    assert [c["limits"] for c in calls] == [memory, None]
     # plan_many divides the memory among the searches at once; a budget is the search's own.
     calls.clear()
     rows[:] = [(0, 1), (0, 1)]

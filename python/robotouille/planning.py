@@ -608,19 +608,27 @@ def _physical_memory() -> int:
         return 0
 
 
+def _planned_memory(max_memory_bytes: int | None, searches_at_once: int) -> dict[str, float]:
+    """The projection limits that plan a long search's bound for memory it may take.
+
+    Nothing where the search has a memory budget (its caps are planned for that); else
+    :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory divided among the searches running
+    at once (nothing where the system does not say how much there is).
+    """
+    planned = int(_physical_memory() * LONG_PLANNED_MEMORY_SHARE) // max(1, searches_at_once)
+    return {"planned_memory_bytes": planned} if max_memory_bytes is None and planned > 0 else {}
+
+
 def _long_bound_limits(max_memory_bytes: int | None, searches_at_once: int) -> dict[str, float]:
     """The projection limits of an untimed search's last restart (see :func:`_restarting_run`).
 
-    A search limited to :data:`LONG_PLANNED_SECONDS` builds them, under its memory budget or,
-    without one, under :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory divided among
-    the searches running at once.
+    Those a search limited to :data:`LONG_PLANNED_SECONDS` builds under, with
+    :func:`_planned_memory`.
     """
-    limits: dict[str, float] = {"planned_seconds": LONG_PLANNED_SECONDS}
-    if max_memory_bytes is None:
-        planned = int(_physical_memory() * LONG_PLANNED_MEMORY_SHARE) // max(1, searches_at_once)
-        if planned > 0:
-            limits["planned_memory_bytes"] = planned
-    return limits
+    return {
+        "planned_seconds": LONG_PLANNED_SECONDS,
+        **_planned_memory(max_memory_bytes, searches_at_once),
+    }
 
 
 def _restarting_run(
@@ -654,8 +662,12 @@ def _restarting_run(
        sink (``SearchStats.sink_rows``): the rows of a pot filled at two sinks, on most
        generated instances of multi_agent/10.
 
+    A search with a time limit of :data:`LONG_PLANNED_SECONDS` or more and without a memory
+    budget plans its bound's caps for the memory of :func:`_planned_memory` (with a budget, for
+    that).
+
     ``searches_at_once``: the searches running at once, this one among them
-    (:func:`plan_many`), which share the memory the second restart plans for.
+    (:func:`plan_many`), which share the memory planned for.
     """
 
     def attempt(limits: dict[str, float] | None, report: Progress | None) -> Plan:
@@ -674,8 +686,12 @@ def _restarting_run(
             threads=threads,
         )
 
-    if time_limit is not None or projection_limits is not None:
+    if projection_limits is not None:
         return attempt(projection_limits, progress)
+    if time_limit is not None:
+        long = time_limit >= LONG_PLANNED_SECONDS
+        planned = _planned_memory(max_memory_bytes, searches_at_once) if long else {}
+        return attempt(planned or None, progress)
     started = time.perf_counter()
     stages: list[dict[str, float] | None] = [
         None,
@@ -1312,9 +1328,12 @@ def plan(
             gets a tighter bound, and its construction may then hold a few GB (not counted in
             ``max_memory_bytes``, which the search's tables fill only after construction
             ends; under that budget they grow only while it holds them, at 400 bytes per
-            abstract state). From 5 minutes, under a memory budget, every cap is what half of
-            the budget holds, and a projection whose timers repeat is built whole where it fits
-            (not with a sink): minutes of construction that can raise the start bound by ten.
+            abstract state). From 5 minutes (:data:`LONG_PLANNED_SECONDS`) every cap is what
+            half of the memory budget holds, or without one half of
+            :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory (shared among
+            :func:`plan_many`'s searches at once), and a projection whose timers repeat is
+            built whole where it fits (not with a sink): minutes of construction that can raise
+            the start bound by ten.
             Without a time limit the caps stay as they are, and an A* search that has run
             :data:`RESTART_AFTER_SECONDS` while its bound left rows coarse
             (``stats.coarse_rows``) starts over with the bound a search limited to
