@@ -670,7 +670,7 @@ def _stats(**counts: Any) -> planning.SearchStats:
 
 
 def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
-    monkeypatch: Any,
+    monkeypatch: Any, capsys: Any
 ) -> None:
     """Without a time limit, a search whose bound left rows out starts over after
     RESTART_AFTER_SECONDS with the bound of a RESTART_PLANNED_SECONDS search, and a try whose
@@ -693,6 +693,7 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
             tried = _stats(
                 expanded=5, stored=7, bytes=100, coarse_rows=coarse, sink_rows=sinks, initial_h=3
             )
+            report(_stats(seconds=0.5))  # still building the bound's tables
             for seconds in (
                 planning.RESTART_AFTER_SECONDS - 1,
                 planning.RESTART_AFTER_SECONDS,
@@ -715,20 +716,32 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
     plan = robotouille.plan(env, progress=seen.append)
     assert [c["limits"] for c in calls] == [None, planned, long]
     assert plan.length == 8 and plan.stats.expanded == 12 and plan.stats.stored == 17
-    assert plan.stats.bytes == 100 and plan.stats.initial_h == 0
-    assert [s.seconds for s in seen[:2]] == [
+    assert plan.stats.bytes == 100 and plan.stats.initial_h == 0 and plan.stats.restarts == 2
+    assert str(plan.stats).endswith(", 2 restarts")
+    assert [s.seconds for s in seen[:3]] == [
+        0.5,
         planning.RESTART_AFTER_SECONDS - 1,
         planning.RESTART_AFTER_SECONDS,
     ]
-    # The second try's reports add the first's counts and wall time.
-    assert len(seen) == 5 and all(s.expanded == 10 and s.stored == 14 for s in seen[2:])
-    assert seen[2].seconds < seen[3].seconds < seen[4].seconds
+    assert [s.restarts for s in seen] == [0, 0, 0, 1, 1, 1, 1]
+    # The second try's reports add the first's counts and wall time; while it builds its
+    # bound, the progress line says that it started over.
+    assert seen[3].expanded == 0 and seen[3].seconds > 0.5  # plus the first try's wall time
+    assert len(seen) == 7 and all(s.expanded == 10 and s.stored == 14 for s in seen[4:])
+    assert seen[4].seconds < seen[5].seconds < seen[6].seconds
+    line = planning._ProgressLine("astar")
+    line(seen[0])
+    line(seen[3])
+    first, again = capsys.readouterr().err.splitlines()
+    assert first == "A*: building the bound's tables, 0 s"
+    assert again.startswith("A*: building a larger bound's tables (restart 1), ")
     # Sinks alone: no planned bound (it would build the same), the long one after its time.
     calls.clear()
     rows[:] = [(0, 2)]
     plan = robotouille.plan(env)
     assert [c["limits"] for c in calls] == [None, long]
-    assert plan.stats.expanded == 7
+    assert plan.stats.expanded == 7 and plan.stats.restarts == 1
+    assert str(plan.stats).endswith(", 1 restart")
     # A whole bound, a time limit, or BFS: one try.
     for whole in ((0, 0), (2, 0)):
         calls.clear()

@@ -138,6 +138,9 @@ class SearchStats:
         bound: The deepest BFS layer or largest A* f value fully explored.
         seconds: Wall-clock time of the call: the search, and building the bound's and the
             symmetry's tables (in Python once per task, then cached; in C++ per search).
+        restarts: Times the search started over with a larger bound (see :func:`plan`); the
+            counts above then add up all tries, ``bytes`` is the largest try's, and the bound's
+            figures are the last try's.
     """
 
     expanded: int
@@ -153,14 +156,21 @@ class SearchStats:
     sink_rows: int
     bound: int
     seconds: float
+    restarts: int = 0
 
     def __str__(self) -> str:
         deferred = f" ({self.deferred:,} deferring)" if self.deferred else ""
+        restarted = f", {_times(self.restarts, 'restart')}" if self.restarts else ""
         return (
             f"{self.expanded:,} expanded{deferred}, {self.generated:,} generated, "
             f"{self.stored:,} stored ({self.state_bytes} B/state packed, "
-            f"{self.bytes / 2**20:.1f} MiB), {self.seconds:.3f} s"
+            f"{self.bytes / 2**20:.1f} MiB), {self.seconds:.3f} s{restarted}"
         )
+
+
+def _times(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural where it is not 1."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 @dataclass(frozen=True)
@@ -209,7 +219,12 @@ class _ProgressLine:
         self.width = 0
 
     def __call__(self, stats: SearchStats) -> None:
-        if stats.expanded == 0:
+        if stats.expanded == 0 and stats.restarts:
+            line = (
+                f"{self.name}: building a larger bound's tables (restart {stats.restarts}), "
+                f"{stats.seconds:.0f} s"
+            )
+        elif stats.expanded == 0:
             line = f"{self.name}: building the bound's tables, {stats.seconds:.0f} s"
         else:
             line = (
@@ -586,10 +601,10 @@ class _Restart(Exception):
 
 
 def _after(first: SearchStats, then: SearchStats, seconds: float) -> SearchStats:
-    """The statistics of a search started over.
+    """The statistics of a search started over: ``then``'s try after ``first``'s.
 
     The counts of both tries added up, the memory of the larger, the bound's figures of the
-    second, and ``seconds`` (the wall-clock time of both).
+    second, ``seconds`` (the wall-clock time of both), and one restart more than both had.
     """
     added = ("expanded", "generated", "stored", "pruned", "deferred")
     return dataclasses.replace(
@@ -597,6 +612,7 @@ def _after(first: SearchStats, then: SearchStats, seconds: float) -> SearchStats
         **{name: getattr(first, name) + getattr(then, name) for name in added},
         bytes=max(first.bytes, then.bytes),
         seconds=seconds,
+        restarts=first.restarts + then.restarts + 1,
     )
 
 
@@ -708,7 +724,8 @@ def _restarting_run(
             else:
                 seconds = before.seconds + so_far.seconds
                 if so_far.expanded == 0:  # building the bound's tables again
-                    progress(dataclasses.replace(so_far, seconds=seconds))
+                    restarts = before.restarts + 1
+                    progress(dataclasses.replace(so_far, seconds=seconds, restarts=restarts))
                 else:
                     shifted = _after(before, so_far, seconds)
                     progress(dataclasses.replace(shifted, bytes=so_far.bytes))
