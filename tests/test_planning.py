@@ -881,6 +881,16 @@ def test_progress_true_prints_lines_and_a_raising_callable_stops_the_search(
         robotouille.plan(env, progress="yes")  # type: ignore[arg-type]
 
 
+def test_the_progress_line_of_weighted_astar_names_no_bound(capsys: Any) -> None:
+    """Weighted A* proves no bound (its stats keep 0), so its line does not show one."""
+    so_far = _stats(expanded=1234, stored=5678, bytes=3 << 20, seconds=2.0)
+    planning._ProgressLine("astar", weighted=True)(so_far)
+    planning._ProgressLine("astar")(dataclasses.replace(so_far, bound=17))
+    weighted, plain = capsys.readouterr().err.splitlines()
+    assert weighted == "A*: 1,234 expanded, 5,678 stored, 3 MiB, 2 s"
+    assert plain == "A*: bound 17, 1,234 expanded, 5,678 stored, 3 MiB, 2 s"
+
+
 def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
     assert main(["plan", "cheese_sandwich"]) == 0
     out = capsys.readouterr().out

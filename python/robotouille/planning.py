@@ -135,7 +135,8 @@ class SearchStats:
             repeated timers (a pot filled at two sinks, say) lead to one abstract state that
             reads 0, which keeps the row small but its bound weak. A long search under a memory
             budget builds them without where they fit.
-        bound: The deepest BFS layer or largest A* f value fully explored.
+        bound: The deepest BFS layer or largest A* f value fully explored (0 for weighted A*,
+            which proves no bound).
         seconds: Wall-clock time of the call: the search, and building the bound's and the
             symmetry's tables (in Python once per task, then cached; in C++ per search).
         restarts: Times the search started over with a larger bound (see :func:`plan`); the
@@ -212,9 +213,10 @@ class _ProgressLine:
     that ends before its first report.
     """
 
-    def __init__(self, algorithm: str) -> None:
+    def __init__(self, algorithm: str, weighted: bool = False) -> None:
         self.name = {"astar": "A*", "bfs": "BFS", "agenda": "agenda stage"}[algorithm]
-        self.layer = "depth" if algorithm == "bfs" else "bound"
+        # Weighted A* proves no bound (SearchStats.bound stays 0): its line leaves it out.
+        self.layer = "depth" if algorithm == "bfs" else None if weighted else "bound"
         self.in_place = sys.stderr.isatty()
         self.width = 0
 
@@ -227,8 +229,9 @@ class _ProgressLine:
         elif stats.expanded == 0:
             line = f"{self.name}: building the bound's tables, {stats.seconds:.0f} s"
         else:
+            layer = f"{self.layer} {stats.bound}, " if self.layer else ""
             line = (
-                f"{self.name}: {self.layer} {stats.bound}, {stats.expanded:,} expanded, "
+                f"{self.name}: {layer}{stats.expanded:,} expanded, "
                 f"{stats.stored:,} stored, {stats.bytes / 2**20:,.0f} MiB, {stats.seconds:.0f} s"
             )
         if self.in_place:
@@ -1401,7 +1404,8 @@ def plan(
     report: Progress | None = None
     if isinstance(progress, bool) or progress is None:
         if progress or (progress is None and sys.stderr.isatty()):
-            report = line = _ProgressLine(algorithm)
+            weighted = algorithm == "astar" and _weight_ratio(weight) != 1
+            report = line = _ProgressLine(algorithm, weighted)
     elif callable(progress):
         report = progress
     else:
