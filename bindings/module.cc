@@ -394,31 +394,28 @@ robotouille::ProjectionLimits projection_limits_from(nb::object limits) {
   robotouille::ProjectionLimits l;
   if (limits.is_none()) return l;
   using Limits = robotouille::ProjectionLimits;
-  static constexpr std::pair<std::string_view, int64_t Limits::*> kStateCaps[] = {
+  static constexpr std::pair<std::string_view, int64_t Limits::*> kIntegerCaps[] = {
       {"max_states", &Limits::max_states},
       {"max_total_states", &Limits::max_total_states},
       {"upgrade_states", &Limits::upgrade_states},
       {"upgrade_total_states", &Limits::upgrade_total_states},
       {"retry_states", &Limits::retry_states},
+      {"planned_memory_bytes", &Limits::planned_memory_bytes},
+      {"max_distance_entries", &Limits::max_distance_entries},
   };
   for (auto [key, value] : nb::cast<nb::dict>(limits)) {
     const std::string name = nb::cast<std::string>(key);
-    if (name.ends_with("_states") && !nb::isinstance<nb::int_>(value)) {
-      throw std::invalid_argument("projection limit '" + name + "' is no integer");
-    }
-    const auto cap = std::find_if(std::begin(kStateCaps), std::end(kStateCaps),
+    const auto cap = std::find_if(std::begin(kIntegerCaps), std::end(kIntegerCaps),
                                   [&](const auto& entry) { return entry.first == name; });
-    if (cap != std::end(kStateCaps)) {
+    if (cap != std::end(kIntegerCaps)) {
+      if (!nb::isinstance<nb::int_>(value)) {
+        throw std::invalid_argument("projection limit '" + name + "' is no integer");
+      }
       l.*(cap->second) = nb::cast<int64_t>(value);
     } else if (name == "upgrade_seconds") {
       l.upgrade_seconds = nb::cast<double>(value);
     } else if (name == "planned_seconds") {
       l.planned_seconds = nb::cast<double>(value);
-    } else if (name == "planned_memory_bytes") {
-      if (!nb::isinstance<nb::int_>(value)) {
-        throw std::invalid_argument("projection limit 'planned_memory_bytes' is no integer");
-      }
-      l.planned_memory_bytes = nb::cast<int64_t>(value);
     } else if (name == "threads") {
       l.threads = nb::cast<int32_t>(value);
     } else if (name == "exact_timers") {
@@ -748,8 +745,8 @@ NB_MODULE(_core, m) {
       "building the projections (max_states, max_total_states, upgrade_states, "
       "upgrade_total_states, retry_states, upgrade_seconds; planned_seconds: without a time limit, "
       "build them as a search with that one would; planned_memory_bytes: without a memory budget, "
-      "likewise; threads: build them on that many, where the search's own threads do not "
-      "decide), exact_timers (true: keep every "
+      "likewise; max_distance_entries: the distance tables' entries over all rows; threads: "
+      "build them on that many, where the search's own threads do not decide), exact_timers (true: keep every "
       "timer's exact progress, for comparisons; see projection.h), timer_sinks (false: never "
       "lead repeated timers to a sink, for comparisons; see projection.h) and existence_order "
       "(false: rows do not check that the pool objects before a needed one exist, for "

@@ -1489,9 +1489,24 @@ def test_the_upgrade_pass_builds_the_two_robot_projections_the_first_caps_leave_
         ({"states": 1}, "unknown projection limit 'states'"),
         ({"upgrade_states": -1}, "projection limit 'upgrade_states' is negative"),
         ({"max_states": 1.5e5}, "projection limit 'max_states' is no integer"),
+        ({"max_distance_entries": 1e9}, "projection limit 'max_distance_entries' is no integer"),
     ):
         with pytest.raises(ValueError, match=error):
             _core.search(env.task.core, env._words[0], env._counters[0], projection_limits=limits)
+
+
+def test_the_distance_tables_room_caps_the_rows() -> None:
+    """A row is kept only while the distance tables have room for its entries
+    (max_distance_entries): with room for half of the abstract states the rows that would
+    overflow it are left out, whole or coarse, and the bound is no higher."""
+    (instance,) = datasets.load("multi_agent", seeds=[42], tasks=["1"])
+    env = instance.load()
+    roomy = _start_stats(env)
+    assert roomy["coarse_rows"] == 0
+    room = roomy["abstract_states"] // 2
+    cramped = _start_stats(env, limits={"max_distance_entries": room})
+    assert cramped["coarse_rows"] > 0 and cramped["abstract_states"] <= room
+    assert cramped["initial_h"] <= roomy["initial_h"]
 
 
 def test_upgrades_on_two_threads_build_the_rows_one_thread_builds() -> None:

@@ -33,7 +33,6 @@ constexpr int32_t kMaxFacts = 64 * ProjectionHeuristic::kBitsWords;
 // Unreachable. Distances stay far below (projected plans are shorter than a real one), and a
 // sum of up to 2^17 projections of at most kUnreached each fits an int32, so sums need no test.
 constexpr uint16_t kUnreached = 0x3FFF;
-constexpr int64_t kMaxDistanceEntries = 48'000'000;  // all projections together: 96 MB
 constexpr size_t kNoRow = ~size_t{0};
 
 constexpr const char* kTables = "projection";
@@ -437,7 +436,8 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
       exact_timers_(limits.exact_timers),
       timer_sinks_(limits.timer_sinks),
       tick_free_(limits.tick_free),
-      upgrade_states_(limits.upgrade_states) {
+      upgrade_states_(limits.upgrade_states),
+      max_distance_entries_(limits.max_distance_entries) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
   implied_begin_.assign(static_cast<size_t>(task.num_facts) + 1, 0);
@@ -690,7 +690,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   auto entries_fit = [&](int64_t states, size_t fallback, int64_t reserved) {
     const Projection& f = projections_[fallback];
     const int64_t columns = f.entries() / std::max<int64_t>(1, f.states);
-    return states * columns <= kMaxDistanceEntries - distance_entries_ - reserved + f.entries();
+    return states * columns <= max_distance_entries_ - distance_entries_ - reserved + f.entries();
   };
   struct Upgrade {
     int64_t predicted;
@@ -868,7 +868,7 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     if (!job.built) return false;
     Projection& row = job.builder->projections_.back();
     if (row.states > total_cap - abstract_states_ + room ||
-        distance_entries_ + row.entries() > kMaxDistanceEntries) {
+        distance_entries_ + row.entries() > max_distance_entries_) {
       return false;
     }
     abstract_states_ += row.states;
@@ -2295,7 +2295,7 @@ bool ProjectionHeuristic::share_row(const ProjectionSpec& spec, size_t row) {
                                    [&](const Projection& p) { return p.row == spec.share[row]; });
   if (source == projections_.end() ||
       object_roles_.at(spec.objects[row]) != object_roles_.at(source->object) ||
-      distance_entries_ + source->entries() > kMaxDistanceEntries) {
+      distance_entries_ + source->entries() > max_distance_entries_) {
     return false;
   }
   Projection view;
@@ -2467,7 +2467,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   p.width = std::max<int32_t>(1, static_cast<int32_t>(p.roles.size()));
   // The distance tables' room caps the states too (each needs one entry at least; checked
   // while enumerating, so that a projection too large for it fails early).
-  max_states = std::min(max_states, kMaxDistanceEntries - distance_entries_);
+  max_states = std::min(max_states, max_distance_entries_ - distance_entries_);
   // Arrival bits (projection.h): one per robot slot, after F's bits, if they fit.
   // Then, with hand-overs, one fresh-pick bit per robot slot, and with hand-overs that keep
   // the object where it cannot be put down, one kept-hand-over bit per robot slot.
@@ -3517,7 +3517,7 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
   }
   p.columns = static_cast<int32_t>(distinct_goals.size());
   const int64_t entries = static_cast<int64_t>(count) * p.columns;
-  if (distance_entries_ + entries > kMaxDistanceEntries) return false;
+  if (distance_entries_ + entries > max_distance_entries_) return false;
   p.distance.assign(static_cast<size_t>(entries), kUnreached);
   LayeredSeeds seeds;
   std::vector<uint64_t> class_columns(num_classes);
@@ -3559,13 +3559,13 @@ bool ProjectionHeuristic::build_row(const ProjectionSpec& spec, int32_t index,
       bits[id] = read_bits(keys_list[id], p.key_bytes);
     }
     if (lifted && !build_via(p, spec, index, bits, sink, bit_of, reverse_begin, reverse_source,
-                             reverse_cost, kMaxDistanceEntries - distance_entries_ - entries)) {
+                             reverse_cost, max_distance_entries_ - distance_entries_ - entries)) {
       return false;
     }
     if (lifted && !park_links_.empty() &&
         !build_parks(p, spec, index, bits, sink, bit_of, reverse_begin, reverse_source,
                      reverse_cost,
-                     kMaxDistanceEntries - distance_entries_ - entries -
+                     max_distance_entries_ - distance_entries_ - entries -
                          static_cast<int64_t>(p.via.size()))) {
       return false;
     }

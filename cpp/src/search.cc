@@ -687,8 +687,9 @@ int32_t actions_per_step(const SearchOptions& options) {
 // construction has released its scratch, so under that budget the caps grow only while the
 // construction they allow fits in it as well (without a budget, under
 // ProjectionLimits::planned_memory_bytes where set). A long search under a budget
-// (kLongUpgradeSeconds) takes every cap to what half of the budget holds, and its rows that
-// repeat timers are built whole where they fit that, not with a sink.
+// (kLongUpgradeSeconds) takes every cap to what half of the budget holds, with room in the
+// distance tables to match, and its rows that repeat timers are built whole where they fit
+// that, not with a sink.
 ProjectionLimits bound_limits(const SearchOptions& options) {
   ProjectionLimits limits = options.projection_limits;
   limits.threads = std::max<int32_t>(1, options.threads);
@@ -710,6 +711,8 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
         static_cast<double>(long_caps) > static_cast<double>(limits.upgrade_total_states) * scale) {
       limits.upgrade_states = std::max(limits.upgrade_states, long_caps);
       limits.upgrade_total_states = long_caps;
+      limits.max_distance_entries =
+          std::max(limits.max_distance_entries, long_caps * kLongDistanceEntriesPerState);
       if (limits.retry_states < 0) limits.retry_states = long_caps;
       if (limits.sink_states < 0) limits.sink_states = long_caps;
       return limits;

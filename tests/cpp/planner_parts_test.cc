@@ -902,11 +902,15 @@ TEST(BoundLimitsTest, ALongSearchTakesEveryCapToHalfItsBudget) {
   EXPECT_EQ(limits.upgrade_total_states, half);
   EXPECT_EQ(limits.retry_states, half);
   EXPECT_EQ(limits.sink_states, half);  // rows that repeat timers are built whole if they fit
-  // Just short of the long share: the caps of a 30 s search and more.
+  // The distance tables get room for those caps' rows, at least the default.
+  EXPECT_EQ(limits.max_distance_entries, half * kLongDistanceEntriesPerState);
+  EXPECT_GT(limits.max_distance_entries, defaults.max_distance_entries);
+  // Just short of the long share: the caps of a 30 s search and more, the default room.
   options.time_limit = kLongUpgradeSeconds / kUpgradeShare - 1;
   limits = bound_limits(options);
   EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states * 6);
   EXPECT_EQ(limits.sink_states, defaults.upgrade_states);
+  EXPECT_EQ(limits.max_distance_entries, defaults.max_distance_entries);
   // Caps the caller names stay (the sink's), and a named share turns the growth off.
   options.time_limit = 1800;
   options.projection_limits.sink_states = 1000;
@@ -939,6 +943,7 @@ TEST(BoundLimitsTest, AnUntimedSearchWithoutABudgetPlansForTheMemoryItNames) {
   EXPECT_EQ(limits.upgrade_states, budgeted.upgrade_states);
   EXPECT_EQ(limits.upgrade_total_states, budgeted.upgrade_total_states);
   EXPECT_EQ(limits.sink_states, budgeted.sink_states);
+  EXPECT_EQ(limits.max_distance_entries, budgeted.max_distance_entries);
   // A search's own budget comes first.
   options.max_memory_bytes = int64_t{32} << 30;
   limits = bound_limits(options);

@@ -574,6 +574,14 @@ inline constexpr double kConstructionBytesPerState = 400.0;
 // about five).
 inline constexpr double kLongUpgradeSeconds = 150.0;
 inline constexpr double kLongBudgetShare = 0.5;
+// ... and lets the distance tables hold this many entries per state of those caps (where that
+// is more than ProjectionLimits::max_distance_entries): the rows of multi_agent/10 have one or
+// two goal columns, and a pot's row shared by its twin counts twice. On seed 126 the pots'
+// row for both waters has 23.4M states of one column: with caps planned for 32 GB (half of a
+// 64 GB machine's memory) the default 48M entries kept the row but not its twin's share, so
+// the start bound stayed 55 after 100 s of building it; with this room it is 61. 8 bytes per
+// state, against the 400 of construction.
+inline constexpr int64_t kLongDistanceEntriesPerState = 4;
 struct ProjectionLimits {
   int64_t max_states = 120'000;
   int64_t max_total_states = 1'200'000;
@@ -599,6 +607,11 @@ struct ProjectionLimits {
   // timers"), or -1: the retry cap where set (at most upgrade_states), else upgrade_states. A
   // search that scales the upgrade caps keeps this at the caps before growing.
   int64_t sink_states = -1;
+  // The distance tables' entries over all rows: a row's abstract states times its distinct
+  // goal columns, a shared row's counted again (it copies its source's tables); 2 bytes each,
+  // so 96 MB by default. A long search under a memory budget raises it with its caps
+  // (kLongDistanceEntriesPerState).
+  int64_t max_distance_entries = 48'000'000;
   int32_t threads = 1;  // upgrades built at once (see "Construction")
   bool exact_timers = false;  // keep every timer's progress (see "Timers"); for comparisons
   bool timer_sinks = true;    // false: no row gets a sink (see "Repeated timers"); likewise
@@ -841,7 +854,7 @@ class ProjectionHeuristic {
       std::array<std::pair<int16_t, int16_t>, 64> at{};
     };
     std::vector<WordPositions> watched_positions;
-    // Its share of the distance tables' cap (kMaxDistanceEntries in projection.cc).
+    // Its share of the distance tables' cap (ProjectionLimits::max_distance_entries).
     int64_t entries() const {
       size_t n = distance.size() + via.size();
       for (const ParkTable& t : parks) n += t.distance.size();
@@ -1051,6 +1064,7 @@ class ProjectionHeuristic {
   IntVec implied_begin_, implied_;
   bool tick_free_ = false;
   int64_t upgrade_states_ = 0;
+  int64_t max_distance_entries_ = 0;  // ProjectionLimits::max_distance_entries
   bool built_with_sink_ = false;  // whether the last build() ended with a sink
   IntVec combos_;          // [c * key_vars + k]: the value of key variable k in combination c
   int32_t num_combos_ = 1;
