@@ -23,12 +23,16 @@ proves it optimal: the entry then gets that optimal length.
 
 Each search also gets a memory budget (``--memory-gb``, by default 60% of the machine's memory
 shared among the threads): a long search that outgrows it stops with its proven bound, like
-one that runs out of time, instead of being killed by the system.
+one that runs out of time, instead of being killed by the system. ``--bound-memory-gb`` plans
+a long search's bound for that much memory instead (``plan``'s ``bound_memory_bytes``; the
+entries it solves record it as ``bound_memory_bytes``, and tests/test_datasets.py recomputes
+them with it).
 
 Usage (from the repository root)::
 
     python benchmarks/dataset_report.py [--threads 2] [--time-limit 60] [--datasets ...]
-        [--tasks ...] [--seeds ...] [--memory-gb GB] [--write-manifest] [--retry-unsolved]
+        [--tasks ...] [--seeds ...] [--memory-gb GB] [--bound-memory-gb GB]
+        [--write-manifest] [--retry-unsolved]
         [--witnesses [--improve-witnesses] [--witness-methods 1.0625,agenda]]
         [--witness-time-limit 600] [--no-search]
         [--no-clearing]
@@ -175,6 +179,12 @@ def main() -> None:
         default=None,
         help="memory budget per search in GiB (default: 60%% of memory / threads)",
     )
+    parser.add_argument(
+        "--bound-memory-gb",
+        type=float,
+        default=None,
+        help="memory a long search's bound is planned for, in GiB (default: its budget)",
+    )
     parser.add_argument("--write-manifest", action="store_true")
     parser.add_argument("--retry-unsolved", action="store_true")
     parser.add_argument("--witnesses", action="store_true")
@@ -205,6 +215,7 @@ def main() -> None:
     if args.no_clearing and args.write_manifest:
         parser.error("--no-clearing is for comparisons; it writes no manifest")
     memory_gb = args.memory_gb if args.memory_gb is not None else _default_memory_gb(args.threads)
+    bound_memory = None if args.bound_memory_gb is None else int(args.bound_memory_gb * 2**30)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else datasets.DEFAULT_SEEDS
     existing = manifest_entries()
     previous = existing if args.retry_unsolved or args.no_search else {}
@@ -235,6 +246,7 @@ def main() -> None:
             time_limit=args.time_limit,
             max_memory_bytes=int(memory_gb * 2**30),
             return_exceptions=True,
+            bound_memory_bytes=bound_memory,
         )
     solved_at = time.perf_counter()
 
@@ -254,6 +266,8 @@ def main() -> None:
         if isinstance(result, robotouille.Plan):
             entry["optimal_length"] = result.length
             stats = result.stats
+            if bound_memory is not None:
+                entry["bound_memory_bytes"] = bound_memory
         elif isinstance(result, SearchLimitError):
             # A retry that proves less than an earlier run keeps the earlier (also proven) bound.
             earlier = previous.get(inst.key, {}).get("lower_bound", 0)
@@ -312,7 +326,9 @@ def main() -> None:
             "its memory budget (then seconds < time_limit); lower_bound is then what it "
             "proved, and witness (with --witnesses) a plan that reaches the goal, not "
             "necessarily optimal, of upper_bound steps, found as witness_algorithm says (a "
-            "witness as long as lower_bound proves that optimal_length).",
+            "witness as long as lower_bound proves that optimal_length). bound_memory_bytes, "
+            "where present, is the memory the search's bound was planned for "
+            "(--bound-memory-gb).",
             "seeds": list(datasets.DEFAULT_SEEDS),
             "instances": entries,
         }

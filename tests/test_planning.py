@@ -768,6 +768,41 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
     assert planning._long_bound_limits(1 << 30, 1) == {
         "planned_seconds": planning.LONG_PLANNED_SECONDS
     }
+    # bound_memory_bytes plans the long bound for the memory it names, budget or not.
+    calls.clear()
+    named = {"planned_memory_bytes": 3 << 30}
+    robotouille.plan(env, time_limit=planning.LONG_PLANNED_SECONDS, bound_memory_bytes=3 << 30)
+    robotouille.plan(
+        env,
+        time_limit=planning.LONG_PLANNED_SECONDS,
+        max_memory_bytes=1 << 30,
+        bound_memory_bytes=3 << 30,
+    )
+    robotouille.plan(env, time_limit=60, bound_memory_bytes=3 << 30)  # no long bound to plan
+    rows[:] = [None, None, None, (0, 1)]
+    robotouille.plan(env, max_memory_bytes=1 << 30, bound_memory_bytes=3 << 30)
+    assert [c["limits"] for c in calls] == [
+        named,
+        named,
+        None,
+        None,
+        {"planned_seconds": planning.LONG_PLANNED_SECONDS, **named},
+    ]
+    calls.clear()
+    rows[:] = [(0, 1), (0, 1)]
+    robotouille.plan_many([env, env], threads=2, progress=False, bound_memory_bytes=3 << 30)
+    planned = [c["limits"] for c in calls if c["limits"]]
+    assert planned and all(  # per search, not divided
+        limits == {"planned_seconds": planning.LONG_PLANNED_SECONDS, **named} for limits in planned
+    )
+    for wrong, error in (
+        ({"algorithm": "bfs"}, ValueError),
+        ({"bound_memory_bytes": 0}, ValueError),
+    ):
+        with pytest.raises(error, match="bound_memory_bytes"):
+            robotouille.plan(env, **{"bound_memory_bytes": 1 << 30, **wrong})
+    with pytest.raises(TypeError, match="bound_memory_bytes must be an int"):
+        robotouille.plan(env, bound_memory_bytes=1.5e9)  # type: ignore[arg-type]
     monkeypatch.setattr(planning, "_physical_memory", lambda: 0)
     alone = planning._long_bound_limits(None, 1)
     assert alone == {"planned_seconds": planning.LONG_PLANNED_SECONDS}

@@ -685,8 +685,9 @@ int32_t actions_per_step(const SearchOptions& options) {
 // multi_agent/3 seed 84 the rows a 10 s search builds in its 5 s raise it by 2 (see
 // benchmarks/README.md). max_memory_bytes counts the search's tables, which grow only after
 // construction has released its scratch, so under that budget the caps grow only while the
-// construction they allow fits in it as well (without a budget, under
-// ProjectionLimits::planned_memory_bytes where set). A long search under a budget
+// construction they allow fits in it as well (under ProjectionLimits::planned_memory_bytes
+// instead where set: without a budget, or for a bound planned for more memory than the
+// search's budget). A long search under a budget
 // (kLongUpgradeSeconds) takes every cap to what half of the budget holds, with room in the
 // distance tables to match, and its rows that repeat timers are built whole where they fit
 // that, not with a sink.
@@ -702,7 +703,7 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
                           kMaxUpgradeCapScale);
   const int64_t unscaled = limits.upgrade_states;
   const int64_t budget =
-      options.max_memory_bytes > 0 ? options.max_memory_bytes : limits.planned_memory_bytes;
+      limits.planned_memory_bytes > 0 ? limits.planned_memory_bytes : options.max_memory_bytes;
   if (budget > 0 && limits.upgrade_total_states > 0) {
     const double held = static_cast<double>(budget) / kConstructionBytesPerState;
     scale = std::min(scale, held / static_cast<double>(limits.upgrade_total_states));

@@ -627,18 +627,25 @@ def _physical_memory() -> int:
         return 0
 
 
-def _planned_memory(max_memory_bytes: int | None, searches_at_once: int) -> dict[str, float]:
+def _planned_memory(
+    max_memory_bytes: int | None, searches_at_once: int, bound_memory_bytes: int | None = None
+) -> dict[str, float]:
     """The projection limits that plan a long search's bound for memory it may take.
 
-    Nothing where the search has a memory budget (its caps are planned for that); else
+    ``bound_memory_bytes`` where given (see :func:`plan`), whatever the budget; else nothing
+    where the search has a memory budget (its caps are planned for that); else
     :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory divided among the searches running
     at once (nothing where the system does not say how much there is).
     """
+    if bound_memory_bytes is not None:
+        return {"planned_memory_bytes": int(bound_memory_bytes)}
     planned = int(_physical_memory() * LONG_PLANNED_MEMORY_SHARE) // max(1, searches_at_once)
     return {"planned_memory_bytes": planned} if max_memory_bytes is None and planned > 0 else {}
 
 
-def _long_bound_limits(max_memory_bytes: int | None, searches_at_once: int) -> dict[str, float]:
+def _long_bound_limits(
+    max_memory_bytes: int | None, searches_at_once: int, bound_memory_bytes: int | None = None
+) -> dict[str, float]:
     """The projection limits of an untimed search's last restart (see :func:`_restarting_run`).
 
     Those a search limited to :data:`LONG_PLANNED_SECONDS` builds under, with
@@ -646,7 +653,7 @@ def _long_bound_limits(max_memory_bytes: int | None, searches_at_once: int) -> d
     """
     return {
         "planned_seconds": LONG_PLANNED_SECONDS,
-        **_planned_memory(max_memory_bytes, searches_at_once),
+        **_planned_memory(max_memory_bytes, searches_at_once, bound_memory_bytes),
     }
 
 
@@ -665,6 +672,7 @@ def _restarting_run(
     progress: Progress | None = None,
     threads: int = 1,
     searches_at_once: int = 1,
+    bound_memory_bytes: int | None = None,
 ) -> Plan:
     """:func:`_run`, starting over with a larger bound where the one it has is too coarse.
 
@@ -683,7 +691,7 @@ def _restarting_run(
 
     A search with a time limit of :data:`LONG_PLANNED_SECONDS` or more and without a memory
     budget plans its bound's caps for the memory of :func:`_planned_memory` (with a budget, for
-    that).
+    that). ``bound_memory_bytes`` (:func:`plan`) replaces either where the long bound is built.
 
     ``searches_at_once``: the searches running at once, this one among them
     (:func:`plan_many`), which share the memory planned for.
@@ -709,13 +717,15 @@ def _restarting_run(
         return attempt(projection_limits, progress)
     if time_limit is not None:
         long = time_limit >= LONG_PLANNED_SECONDS
-        planned = _planned_memory(max_memory_bytes, searches_at_once) if long else {}
+        planned = (
+            _planned_memory(max_memory_bytes, searches_at_once, bound_memory_bytes) if long else {}
+        )
         return attempt(planned or None, progress)
     started = time.perf_counter()
     stages: list[dict[str, float] | None] = [
         None,
         {"planned_seconds": RESTART_PLANNED_SECONDS},
-        _long_bound_limits(max_memory_bytes, searches_at_once),
+        _long_bound_limits(max_memory_bytes, searches_at_once, bound_memory_bytes),
     ]
     stage = 0
     before: SearchStats | None = None  # the tries so far, added up (seconds: their wall time)
@@ -1272,19 +1282,37 @@ def _agenda_run(
     return Plan(actions, structured, len(actions), "agenda", env.mode, totals())
 
 
-def _runner(algorithm: str, weight: float = 1, searches_at_once: int = 1) -> Callable[..., Plan]:
+def _runner(
+    algorithm: str,
+    weight: float = 1,
+    searches_at_once: int = 1,
+    bound_memory_bytes: int | None = None,
+) -> Callable[..., Plan]:
     """The function that plans with this algorithm, and for A* with this weight.
 
-    :func:`_agenda_run`, :func:`_restarting_run` (told how many searches run at once) or
-    :func:`_run`; ValueError for a weight :func:`plan` does not take.
+    :func:`_agenda_run`, :func:`_restarting_run` (told how many searches run at once, and the
+    memory to plan the long bound for) or :func:`_run`; ValueError for a weight or a
+    ``bound_memory_bytes`` :func:`plan` does not take.
     """
     ratio = _weight_ratio(weight)
     if algorithm != "astar" and ratio != 1:
         raise ValueError(f"a weight other than 1 is for A* only, not {algorithm!r}")
+    if bound_memory_bytes is not None:
+        if algorithm != "astar":
+            raise ValueError(f"bound_memory_bytes is for A* only, not {algorithm!r}")
+        if not isinstance(bound_memory_bytes, int) or isinstance(bound_memory_bytes, bool):
+            raise TypeError(f"bound_memory_bytes must be an int, got {bound_memory_bytes!r}")
+        if bound_memory_bytes <= 0:
+            raise ValueError(f"bound_memory_bytes must be positive, got {bound_memory_bytes!r}")
     if algorithm == "agenda":
         return _agenda_run
     if algorithm == "astar":
-        return functools.partial(_restarting_run, weight=ratio, searches_at_once=searches_at_once)
+        return functools.partial(
+            _restarting_run,
+            weight=ratio,
+            searches_at_once=searches_at_once,
+            bound_memory_bytes=bound_memory_bytes,
+        )
     return functools.partial(_run, weight=ratio)
 
 
@@ -1300,6 +1328,7 @@ def plan(
     progress: bool | Progress | None = None,
     threads: int = 1,
     weight: float = 1,
+    bound_memory_bytes: int | None = None,
 ) -> Plan:
     """Finds an optimal plan from the env's current state, in the env's mode.
 
@@ -1386,6 +1415,17 @@ def plan(
             (``plan.weight``). Where the bound is tight, a weight just above 1 finds a plan near
             the optimum long before A* would finish: on multi_agent/10 seed 168, 1.0625 gives
             67 steps (the optimum is at least 65), 2 gives 123 (benchmarks/README.md).
+        bound_memory_bytes: For A*: the memory a long search's bound is planned for, in place
+            of ``max_memory_bytes`` or the share of the physical memory (see ``time_limit``;
+            with a time limit of :data:`LONG_PLANNED_SECONDS` or more, or without one after the
+            restart to the long bound): its caps take half of it at 400 bytes per abstract
+            state over all rows, and it holds up to about half of it while it builds. For a
+            bound larger than the search's budget would plan, on a machine with the memory for
+            both: on multi_agent/10 seed 126, 22 GiB builds the pots' rows for both waters
+            (26.6M abstract states in all, 8.4 GB resident at most; start bound 61) and A*
+            proves the optimum, 64, in 228 s with a budget of 10 GiB, where the caps planned
+            for 12 GB leave them coarse (start bound 55; benchmarks/README.md). Without a time
+            limit, after its restarts, the same search takes 302 s on one thread.
 
     Returns:
         The plan, with ``plan.length`` minimal (except for ``"agenda"`` and weights above 1).
@@ -1399,7 +1439,7 @@ def plan(
     limits = {"max_states": max_states, "max_memory_bytes": max_memory_bytes}
     _check(algorithm, heuristic, {**limits, "time_limit": time_limit})
     _check_threads(threads)
-    run = _runner(algorithm, weight)
+    run = _runner(algorithm, weight, bound_memory_bytes=bound_memory_bytes)
     line: _ProgressLine | None = None
     report: Progress | None = None
     if isinstance(progress, bool) or progress is None:
@@ -1454,6 +1494,7 @@ def plan_many(
     progress: bool | None = None,
     return_exceptions: bool = False,
     weight: float = 1,
+    bound_memory_bytes: int | None = None,
 ) -> list[Any]:
     """Solves many instances in parallel threads (the searches release the GIL).
 
@@ -1474,6 +1515,7 @@ def plan_many(
         return_exceptions: Put a failed search's exception in its slot instead of raising it
             (after the other searches finish).
         weight: As in :func:`plan`.
+        bound_memory_bytes: As in :func:`plan`, per search (not divided among them).
 
     Returns:
         The plans, in the order of ``envs``.
@@ -1491,7 +1533,7 @@ def plan_many(
     stop = threading.Event()
     results: list[Any] = [None] * len(envs)
 
-    run = _runner(algorithm, weight, min(workers, len(envs)))
+    run = _runner(algorithm, weight, min(workers, len(envs)), bound_memory_bytes)
 
     def work(i: int) -> Plan:
         return run(

@@ -929,7 +929,7 @@ TEST(BoundLimitsTest, ALongSearchTakesEveryCapToHalfItsBudget) {
   EXPECT_EQ(limits.upgrade_total_states, defaults.upgrade_total_states * 4);
 }
 
-TEST(BoundLimitsTest, AnUntimedSearchWithoutABudgetPlansForTheMemoryItNames) {
+TEST(BoundLimitsTest, ASearchPlansItsCapsForTheMemoryItNames) {
   SearchOptions options;
   options.max_memory_bytes = int64_t{16} << 30;
   options.time_limit = 2 * kLongUpgradeSeconds / kUpgradeShare;
@@ -944,7 +944,12 @@ TEST(BoundLimitsTest, AnUntimedSearchWithoutABudgetPlansForTheMemoryItNames) {
   EXPECT_EQ(limits.upgrade_total_states, budgeted.upgrade_total_states);
   EXPECT_EQ(limits.sink_states, budgeted.sink_states);
   EXPECT_EQ(limits.max_distance_entries, budgeted.max_distance_entries);
-  // A search's own budget comes first.
+  // The memory named comes first, so a bound can be planned for more than the search's
+  // budget; without it, the budget plans.
+  options.max_memory_bytes = int64_t{4} << 30;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_states, budgeted.upgrade_states);
+  options.projection_limits.planned_memory_bytes = 0;
   options.max_memory_bytes = int64_t{32} << 30;
   limits = bound_limits(options);
   EXPECT_EQ(limits.upgrade_states, budgeted.upgrade_states * 2);

@@ -592,9 +592,9 @@ struct ProjectionLimits {
   // (upgrades get kUpgradeShare of it, under caps grown with it; search.cc), or 0: no upgrade
   // seconds, the first caps only. Read where upgrade_seconds is 0 and there is no time limit.
   double planned_seconds = 0;
-  // A search without a memory budget plans its caps as a search with this one would
-  // (search.cc, bound_limits: a long one's take half of it), or 0: none. The search itself
-  // stays unlimited.
+  // The caps are planned as a search with this memory budget would plan them (search.cc,
+  // bound_limits: a long one's take half of it), in place of the search's own budget, or 0:
+  // that budget, if any. The search itself keeps its budget (unlimited without one).
   int64_t planned_memory_bytes = 0;
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
   // A search that scales the upgrade caps grows this one more slowly (kRetryCapSeconds): a
