@@ -161,17 +161,13 @@ class SearchStats:
 
     def __str__(self) -> str:
         deferred = f" ({self.deferred:,} deferring)" if self.deferred else ""
-        restarted = f", {_times(self.restarts, 'restart')}" if self.restarts else ""
+        plural = "" if self.restarts == 1 else "s"
+        restarted = f", {self.restarts} restart{plural}" if self.restarts else ""
         return (
             f"{self.expanded:,} expanded{deferred}, {self.generated:,} generated, "
             f"{self.stored:,} stored ({self.state_bytes} B/state packed, "
             f"{self.bytes / 2**20:.1f} MiB), {self.seconds:.3f} s{restarted}"
         )
-
-
-def _times(count: int, noun: str) -> str:
-    """``count`` and ``noun``, plural where it is not 1."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 @dataclass(frozen=True)
@@ -1444,8 +1440,8 @@ def plan(
     report: Progress | None = None
     if isinstance(progress, bool) or progress is None:
         if progress or (progress is None and sys.stderr.isatty()):
-            weighted = algorithm == "astar" and _weight_ratio(weight) != 1
-            report = line = _ProgressLine(algorithm, weighted)
+            # (_runner has refused a weight for any other algorithm than A*.)
+            report = line = _ProgressLine(algorithm, weighted=_weight_ratio(weight) != 1)
     elif callable(progress):
         report = progress
     else:
