@@ -690,7 +690,8 @@ int32_t actions_per_step(const SearchOptions& options) {
 // search's budget). A long search under a budget
 // (kLongUpgradeSeconds) takes every cap to what half of the budget holds, with room in the
 // distance tables to match, and its rows that repeat timers are built whole where they fit
-// that, not with a sink.
+// that, not with a sink; without a time limit its upgrades get the time those caps take
+// (kLongSecondsPerState).
 ProjectionLimits bound_limits(const SearchOptions& options) {
   ProjectionLimits limits = options.projection_limits;
   limits.threads = std::max<int32_t>(1, options.threads);
@@ -716,6 +717,11 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
           std::max(limits.max_distance_entries, long_caps * kLongDistanceEntriesPerState);
       if (limits.retry_states < 0) limits.retry_states = long_caps;
       if (limits.sink_states < 0) limits.sink_states = long_caps;
+      if (options.time_limit <= 0) {
+        limits.upgrade_seconds =
+            std::max(limits.upgrade_seconds,
+                     static_cast<double>(long_caps) * kLongSecondsPerState / throughput);
+      }
       return limits;
     }
   }

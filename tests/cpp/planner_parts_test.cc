@@ -955,5 +955,29 @@ TEST(BoundLimitsTest, ASearchPlansItsCapsForTheMemoryItNames) {
   EXPECT_EQ(limits.upgrade_states, budgeted.upgrade_states * 2);
 }
 
+TEST(BoundLimitsTest, AnUntimedLongSearchHasTheTimeItsCapsTakeToBuild) {
+  SearchOptions options;
+  options.threads = 1;
+  options.projection_limits.planned_seconds = 2 * kLongUpgradeSeconds / kUpgradeShare;
+  // Caps that build within the planned share keep it.
+  options.projection_limits.planned_memory_bytes = int64_t{8} << 30;
+  ProjectionLimits limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_seconds, 2 * kLongUpgradeSeconds);
+  // Larger ones get the seconds they take, fewer with a further thread.
+  options.projection_limits.planned_memory_bytes = int64_t{64} << 30;
+  limits = bound_limits(options);
+  const double caps_seconds =
+      static_cast<double>(limits.upgrade_total_states) * kLongSecondsPerState;
+  EXPECT_GT(caps_seconds, 2 * kLongUpgradeSeconds);
+  EXPECT_DOUBLE_EQ(limits.upgrade_seconds, caps_seconds);
+  options.threads = 2;
+  limits = bound_limits(options);
+  EXPECT_DOUBLE_EQ(limits.upgrade_seconds, caps_seconds / (1 + kHelperGain));
+  // A time limit is the caller's: its share stands, whatever the caps.
+  options.time_limit = 2 * kLongUpgradeSeconds / kUpgradeShare;
+  limits = bound_limits(options);
+  EXPECT_EQ(limits.upgrade_seconds, 2 * kLongUpgradeSeconds);
+}
+
 }  // namespace
 }  // namespace robotouille::testing
