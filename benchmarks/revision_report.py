@@ -6,7 +6,8 @@ with the current one installed as usual::
     git worktree add /tmp/old REV
     pip install --no-build-isolation --no-deps -t /tmp/old_site /tmp/old
     python benchmarks/revision_report.py --old-site /tmp/old_site [--rounds 2] [--time-limit 10]
-        [--threads 1] [--bound-only] [--memory-gb G] [FILE ...]   # --time-limit 0: none
+        [--threads 1] [--bound-only] [--memory-gb G] [--max-states N] [FILE ...]
+        # --time-limit 0: none
         # default files: asynchronous/8, /9, multi_agent/6, /8 (originals)
 
 Each search (``robotouille.plan`` with ``threads``) reports its expanded states, its seconds
@@ -19,7 +20,10 @@ e.g. ``asynchronous/9``, or a bundled dataset instance, ``DATASET/TASK:SEED`` (e
 it only builds the projection bound (with the upgrade share and caps of a search with that time
 limit), and the ratio is of those seconds: old / new. With ``--memory-gb`` each search also has
 that memory budget (``max_memory_bytes``), and the ratio is of the states stored when it
-stopped: new / old (where both stop at the budget, how many states it holds).
+stopped: new / old (where both stop at the budget, how many states it holds). With
+``--max-states`` each search stops at that many stored states (or solves before), so both
+sides do the same work on one thread, and the ratio is of the seconds it took: old / new
+(building the bound included: give the time limit whose bound should be compared).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ def worker(
     names: list[str],
     bound_only: bool = False,
     memory_gb: float | None = None,
+    max_states: int | None = None,
 ) -> None:
     """Plans each file in this interpreter and prints one JSON line per file."""
     import robotouille
@@ -63,7 +68,7 @@ def worker(
                 env,
                 time_limit=time_limit or None,
                 threads=threads,
-                max_states=1 if bound_only else None,
+                max_states=1 if bound_only else max_states,
                 max_memory_bytes=int(memory_gb * 2**30) if memory_gb else None,
             )
             stats, solved = result.stats, result.length
@@ -96,6 +101,7 @@ def run_side(old_site: str | None, args: argparse.Namespace) -> list[dict[str, A
         str(args.threads),
         *(["--bound-only"] if args.bound_only else []),
         *(["--memory-gb", str(args.memory_gb)] if args.memory_gb else []),
+        *(["--max-states", str(args.max_states)] if args.max_states else []),
     ]
     return run_worker(old_site, [*arguments, *args.files])
 
@@ -113,22 +119,35 @@ def main() -> None:
     parser.add_argument(
         "--memory-gb", type=float, help="memory budget of each search; compares stored states"
     )
+    parser.add_argument(
+        "--max-states", type=int, help="stop each search at N stored states; compares seconds"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.time_limit, args.threads, args.files, args.bound_only, args.memory_gb)
+        worker(
+            args.time_limit,
+            args.threads,
+            args.files,
+            args.bound_only,
+            args.memory_gb,
+            args.max_states,
+        )
         return
     if not args.old_site:
         parser.error("--old-site is required")
+    timed = args.bound_only or bool(args.max_states)
     if args.bound_only:
         measure = "seconds to build the bound, old / new"
+    elif args.max_states:
+        measure = f"seconds to store {args.max_states:,} states (or solve), old / new"
     elif args.memory_gb:
         measure = f"{args.memory_gb:g} GiB budget; stored states, new / old"
     else:
         measure = "expanded states, new / old"
     per_search = f"{args.time_limit:g} s" if args.time_limit else "no time limit"
     print(f"{per_search} per search, {args.threads} thread(s); {measure}, per round\n")
-    print(f"| file | round | old | new | {'old / new' if args.bound_only else 'new / old'} |")
+    print(f"| file | round | old | new | {'old / new' if timed else 'new / old'} |")
     print("|---|---:|---|---|---:|")
     for round_number in range(1, args.rounds + 1):
         old = run_side(args.old_site, args)
@@ -139,6 +158,9 @@ def main() -> None:
             if args.bound_only:
                 ratio = before["seconds"] / max(after["seconds"], 1e-9)
                 cells = [describe_bound(before), describe_bound(after)]
+            elif args.max_states:
+                ratio = before["seconds"] / max(after["seconds"], 1e-9)
+                cells = [describe_work(before), describe_work(after)]
             elif args.memory_gb:
                 ratio = after["stored"] / max(before["stored"], 1)
                 cells = [describe_memory(before), describe_memory(after)]
@@ -177,6 +199,12 @@ def describe_memory(result: dict[str, Any]) -> str:
         f"{result['expanded']:,} expanded, {result['state_bytes']} B/state, "
         f"{result['bytes_per_stored']:.1f} B/stored)"
     )
+
+
+def describe_work(result: dict[str, Any]) -> str:
+    """Seconds, and the work they bought: expanded states and how the search ended."""
+    end = f"solved {result['solved']}" if result["solved"] is not None else result["limit"]
+    return f"{result['seconds']:.2f} s ({result['expanded']:,} expanded, {end})"
 
 
 def describe_bound(result: dict[str, Any]) -> str:

@@ -99,25 +99,26 @@ Canonicalizer::Canonicalizer(const Task& task, SymmetrySpec spec)
           std::swap(at[a], at[b]);
         }
       }
-      std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> moves;  // (src, dst, shift)
+      // (dst, src, shift): a touched word's moves one after another.
+      std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> moves;
       std::map<int32_t, uint64_t> received;
       for (const int32_t dst : moved) {
         const int32_t src = at[dst];
         at[dst] = -1;
         if (src == dst) continue;
-        moves[{src >> 6, dst >> 6, (dst & 63) - (src & 63)}] |= uint64_t{1} << (src & 63);
+        moves[{dst >> 6, src >> 6, (dst & 63) - (src & 63)}] |= uint64_t{1} << (src & 63);
         received[dst >> 6] |= uint64_t{1} << (dst & 63);
       }
       moved.clear();
-      const auto first_touched = static_cast<int32_t>(touched_.size());
-      for (const auto& [word, mask] : received) touched_.push_back({word, mask});
-      for (const auto& [key, mask] : moves) {
-        const auto [src, dst, shift] = key;
-        const auto slot = static_cast<int32_t>(
-            std::find_if(touched_.begin() + first_touched, touched_.end(),
-                         [&](const TouchedWord& t) { return t.word == dst; }) -
-            touched_.begin() - first_touched);
-        moves_.push_back({src, slot, shift, mask});
+      auto move = moves.begin();
+      for (const auto& [word, mask] : received) {
+        for (; move != moves.end() && std::get<0>(move->first) == word; ++move) {
+          // Rotated, not shifted: the mask keeps only bits that land inside the word, so a
+          // left rotation by the signed distance (modulo 64) is either shift, branch-free.
+          const auto [dst, src, shift] = move->first;
+          moves_.push_back({move->second, src, shift & 63});
+        }
+        touched_.push_back({word, static_cast<int32_t>(moves_.size()), mask});
       }
       move_begin_.push_back(static_cast<int32_t>(moves_.size()));
       touched_begin_.push_back(static_cast<int32_t>(touched_.size()));
@@ -345,11 +346,14 @@ void Canonicalizer::rotate(int32_t c, int32_t q, int32_t r, bool right, uint64_t
   const int32_t rotation = rotation_base_[c] + 2 * (q * k + r) + (right ? 1 : 0);
   const TouchedWord* touched = touched_.data() + touched_begin_[rotation];
   const auto count = static_cast<size_t>(touched_begin_[rotation + 1] - touched_begin_[rotation]);
-  gathered_.assign(count, 0);
-  for (int32_t i = move_begin_[rotation]; i < move_begin_[rotation + 1]; ++i) {
-    const FactMove& m = moves_[i];
-    const uint64_t bits = words[m.src_word] & m.mask;
-    gathered_[static_cast<size_t>(m.slot)] |= m.shift >= 0 ? bits << m.shift : bits >> -m.shift;
+  gathered_.resize(count);
+  const FactMove* move = moves_.data() + move_begin_[rotation];
+  for (size_t i = 0; i < count; ++i) {  // every word read before any is written
+    uint64_t in = 0;
+    for (const FactMove* end = moves_.data() + touched[i].moves_end; move != end; ++move) {
+      in |= std::rotl(words[move->src_word] & move->mask, move->shift);
+    }
+    gathered_[i] = in;
   }
   for (size_t i = 0; i < count; ++i) {
     words[touched[i].word] = (words[touched[i].word] & ~touched[i].mask) | gathered_[i];

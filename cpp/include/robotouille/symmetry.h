@@ -94,15 +94,16 @@ class Canonicalizer {
   std::vector<FactSwap> swaps_;
   // Rotations: sorting a class whose member moved d slots takes d transpositions, each a full
   // list of masked exchanges (for 17 tables, about 24 each). A rotation of slots q..r moves
-  // every fact at once: per rotation, masked moves (bits of src_word at mask, shifted by
-  // `shift`, into the rotation's touched word `slot`) and the touched words with the masks
-  // of the bits they receive, which are exactly those they give.
+  // every fact at once: per rotation, its touched words in order, each with the mask of the
+  // bits it receives (exactly those it gives) and where its moves end; a word's moves (bits of
+  // src_word at mask, rotated left by `shift` into it) come right before that end. Grouped by
+  // the word they fill, a word's bits gather in a register and are stored once.
   struct FactMove {
-    int32_t src_word, slot, shift;
     uint64_t mask;
+    int32_t src_word, shift;
   };
   struct TouchedWord {
-    int32_t word;
+    int32_t word, moves_end;
     uint64_t mask;
   };
   // Per class, per (q, r, direction): rotation_base_[c] + 2 * (q * k + r) + right.
