@@ -943,6 +943,13 @@ def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
     assert "Plan (at most 3/2 times the optimum):" in out and "(weighted astar," in out
     assert main(["plan", "cheese_sandwich", "--algorithm", "bfs", "--weight", "2"]) == 2
     assert "A* only" in capsys.readouterr().err
+    # The long bound's memory: taken by A*, refused by BFS and when not positive.
+    assert main(["plan", "cheese_sandwich", "--bound-memory", str(1 << 30)]) == 0
+    assert f"Optimal plan: {length} steps" in capsys.readouterr().out
+    assert main(["plan", "cheese_sandwich", "--algorithm", "bfs", "--bound-memory", "1000"]) == 2
+    assert "bound_memory_bytes is for A* only" in capsys.readouterr().err
+    assert main(["plan", "cheese_sandwich", "--bound-memory", "0"]) == 2
+    assert "bound_memory_bytes must be positive" in capsys.readouterr().err
 
 
 def test_simultaneous_robots_may_each_take_an_action_that_belongs_to_no_robot() -> None:

@@ -104,6 +104,7 @@ def _plan(args: argparse.Namespace) -> int:
             progress=args.progress,
             threads=args.threads,
             weight=args.weight,
+            bound_memory_bytes=args.bound_memory,
         )
     except SearchLimitError as exc:
         print(f"robotouille: search stopped at its {exc.limit} limit: {exc.stats}", file=sys.stderr)
@@ -202,6 +203,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     planner.add_argument("--max-states", type=int, default=None)
     planner.add_argument("--max-memory", type=int, default=None, help="bytes")
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")
+    planner.add_argument(
+        "--bound-memory",
+        type=int,
+        default=None,
+        help="A* only: bytes a long search's bound is planned for (with a time limit of 300 s "
+        "or more, or without one once it starts over), in place of --max-memory or half of the "
+        "physical memory; its construction holds up to about half of it",
+    )
     planner.add_argument(
         "--weight",
         type=float,
