@@ -403,6 +403,22 @@ def test_cli_datasets_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown task" in capsys.readouterr().err
 
 
+def test_cli_datasets_show_writes_an_instance_that_plan_solves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "instance.json"
+    assert main(["datasets", "show", "multi_agent", "1", "42", "--out", str(out)]) == 0
+    (inst,) = datasets.load("multi_agent", seeds=[42], tasks=["1"])
+    assert json.loads(out.read_text()) == inst.environment
+    assert capsys.readouterr().out == inst.load().reset()[0] + "\n"
+    # The file plans as the instance does (both robots, centralized by default).
+    assert main(["plan", str(out), "--threads", "1"]) == 0
+    assert f"Optimal plan: {inst.optimal_length} steps" in capsys.readouterr().out
+    missing = tmp_path / "no" / "such" / "dir.json"
+    assert main(["datasets", "show", "multi_agent", "1", "42", "--out", str(missing)]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
 @needs_reference
 def test_cli_datasets_with_an_original_checkout(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datasets", "show", "synchronous", "0", "42", "--source", str(REFERENCE)]) == 0

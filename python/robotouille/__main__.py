@@ -10,8 +10,9 @@ Commands:
     tasks         list the bundled tasks.
     datasets list [DATASET]
                   list the benchmark datasets' tasks and their instances' optimal lengths.
-    datasets show DATASET TASK SEED
-                  print an instance's initial observation (its facts go to stderr).
+    datasets show DATASET TASK SEED [--out FILE]
+                  print an instance's initial observation (its facts go to stderr), and write
+                  its environment JSON to FILE.
 """
 
 from __future__ import annotations
@@ -141,18 +142,24 @@ def _generate(args: argparse.Namespace) -> int:
     )
     if not args.no_check:
         result.load(args.domain)  # the instance must load; errors name the source file
-    text = json.dumps(result.environment, indent=4) + "\n"
-    try:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as exc:
-        reason = exc.strerror or exc
-        print(f"robotouille: error: cannot write {args.out}: {reason}", file=sys.stderr)
+    if not _write_json(args.out, result.environment):
         return 2
     for attempt in result.attempts[:-1]:
         print(f"robotouille: seed {attempt.seed} failed ({attempt.error})", file=sys.stderr)
     print(result.effective_seed)
     return 0
+
+
+def _write_json(path: str, data: dict[str, Any]) -> bool:
+    """Writes an environment's JSON to ``path``; False (said on stderr) where it cannot."""
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(json.dumps(data, indent=4) + "\n")
+    except OSError as exc:
+        reason = exc.strerror or exc
+        print(f"robotouille: error: cannot write {path}: {reason}", file=sys.stderr)
+        return False
+    return True
 
 
 def _datasets(args: argparse.Namespace) -> int:
@@ -166,6 +173,8 @@ def _datasets(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         obs, _ = instance.load(args.domain).reset()
+        if args.out is not None and not _write_json(args.out, instance.environment):
+            return 2
         print(obs)
         return 0
     for dataset in [args.dataset] if args.dataset else datasets.DATASETS:
@@ -273,6 +282,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     show.add_argument("task", help="task name or its number, e.g. 0_cheese_sandwich or 0")
     show.add_argument("seed", type=int)
     show.add_argument("--domain", default=None, help="domain JSON file (default: bundled)")
+    show.add_argument(
+        "--out",
+        default=None,
+        help="also write the instance's environment JSON there (e.g. for robotouille plan)",
+    )
     for command in (listing, show):
         command.add_argument(
             "--source", default=None, help="original checkout to read tasks from (default: ours)"
