@@ -101,8 +101,8 @@ built them with a sink (``SearchStats.sink_rows``), starts over with the bound o
 LONG_PLANNED_SECONDS = 300.0
 """The time limit whose bound that restart builds: the shortest whose caps take half of the
 memory planned for (``kLongUpgradeSeconds`` in projection.h), with up to 2.5 minutes for larger
-rows, or the time those caps take to build where that is longer (at 8 us per abstract state on
-one thread, ``kLongSecondsPerState``: caps planned for more than about 15 GB). On
+rows, or the time those caps take to build where that is longer (at 10 us per abstract state on
+one thread, ``kLongSecondsPerState``: caps planned for more than about 12 GB). On
 multi_agent/10 seed 420 its rows without sinks raise the start bound from 43 to 55 (the optimum
 is 58) in about 70 s on two threads (benchmarks/README.md)."""
 LONG_PLANNED_MEMORY_SHARE = 0.5
@@ -1423,10 +1423,10 @@ def plan(
             (26.6M abstract states in all, 8.4 GB resident at most; start bound 61) and A*
             proves the optimum, 64, in 228 s with a budget of 10 GiB, where the caps planned
             for 12 GB leave them coarse (start bound 55; benchmarks/README.md). Without a time
-            limit the restart's construction gets the time its caps take (about 8 us per
-            abstract state on one thread), so the rows they admit are built: after its
-            restarts, the same search takes 293 s on one thread, and seed 378 with 36 GiB
-            proves its optimum, 69, in 440 s (15.4 GB resident at most).
+            limit the restart's construction gets the time its caps take (10 us per abstract
+            state on one thread), so the rows they admit are built: after its restarts, the
+            same search takes 293 s on one thread, and seed 378 with 36 GiB proves its
+            optimum, 69, in 440-627 s (15.4 GB resident at most).
 
     Returns:
         The plan, with ``plan.length`` minimal (except for ``"agenda"`` and weights above 1).

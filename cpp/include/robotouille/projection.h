@@ -586,11 +586,12 @@ inline constexpr int64_t kLongDistanceEntriesPerState = 4;
 // its upgrades at least the seconds its long caps take to build at this rate, per thread (at
 // kHelperGain for each further one): its caps were planned for memory, and a share of the
 // planned seconds alone would leave the largest rows they admit unbuilt. Measured on the bounds
-// of multi_agent/10: 6.9 us per abstract state on one thread (seed 126, 26.6M states in 183.5
-// s), 6.7 us per thread-equivalent on two (seed 378, 47.8M in 229 s). Caps planned for 12 GB
-// take 125 s at this rate, under the 150 s of the planned share; seed 378's, planned for 36
-// GiB, 386 s, which builds its pots' row of 38.7M states without a time limit.
-inline constexpr double kLongSecondsPerState = 8e-6;
+// of multi_agent/10, one thread: 6.9 us per abstract state (seed 126, 26.6M states in 183.5 s),
+// 6.8 and 8.6 us in two runs of seed 378 (47.8M states); the rate leaves room for slower days.
+// Caps planned for 12.6 GB (half of 24 GB) take 158 s at it on one thread, 113 s on two, about
+// the 150 s of the planned share; seed 378's, planned for 36 GiB, 483 s on one, which builds
+// its pots' row of 38.7M states without a time limit.
+inline constexpr double kLongSecondsPerState = 10e-6;
 struct ProjectionLimits {
   int64_t max_states = 120'000;
   int64_t max_total_states = 1'200'000;
