@@ -30,7 +30,7 @@ from .domains import list_bundled_environments
 from .env import MODES, Env, load
 from .errors import InvalidActionError, RobotouilleError, SearchLimitError
 from .generate import DEFAULT_MAX_ATTEMPTS, generate
-from .planning import _HEURISTICS, plan
+from .planning import _HEURISTICS, LONG_PLANNED_SECONDS, plan
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -216,9 +216,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--bound-memory",
         type=int,
         default=None,
-        help="A* only: bytes a long search's bound is planned for (with a time limit of 300 s "
-        "or more, or without one once it starts over), in place of --max-memory or half of the "
-        "physical memory; its construction holds up to about half of it",
+        help="A* only: bytes a long search's bound is planned for (with a time limit of "
+        f"{LONG_PLANNED_SECONDS:g} s or more, or without one once it starts over), in place of "
+        "--max-memory or half of the physical memory; its construction holds up to about half "
+        "of it",
     )
     planner.add_argument(
         "--weight",
