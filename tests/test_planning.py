@@ -649,6 +649,70 @@ def test_the_time_limit_covers_building_the_tables(monkeypatch: Any) -> None:
     assert plan.stats.seconds >= 0.3
 
 
+def test_the_tables_are_built_with_the_collector_paused(monkeypatch: Any) -> None:
+    """Python's cyclic collector is off while the tables are built (planning._collector_paused),
+    on again once plan() returns, and left off where the caller had turned it off."""
+    import gc
+
+    real = planning.find_projections
+    seen: list[bool] = []
+
+    def spy(task: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(task)
+
+    monkeypatch.setattr(planning, "find_projections", spy)
+    assert gc.isenabled()
+    robotouille.plan(robotouille.load("cheese_sandwich"))
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        robotouille.plan(robotouille.load("cheese_sandwich"))
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_nested_and_overlapping_collector_pauses_end_with_the_last() -> None:
+    """plan_many's threads prepare in turns but may overlap a pause with another's end: the
+    collector comes back only when the last pause ends, as it was before the first."""
+    import gc
+    import threading
+
+    outer = planning._collector_paused()
+    outer.__enter__()
+    inner_entered, outer_left = threading.Event(), threading.Event()
+    states: list[bool] = []
+
+    def other() -> None:
+        with planning._collector_paused():
+            inner_entered.set()
+            outer_left.wait(10)
+            states.append(gc.isenabled())  # the outer pause has ended: still paused
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    inner_entered.wait(10)
+    outer.__exit__(None, None, None)
+    outer_left.set()
+    thread.join(10)
+    assert states == [False] and gc.isenabled()
+
+
+def test_every_grounding_is_found_by_its_name() -> None:
+    """grounding_id inverts grounding_name on every grounding of a two-robot dataset task (its
+    table is built from arrays at once), and names nothing for unknown actions or arguments."""
+    (inst,) = datasets.load("multi_agent", seeds=[84], tasks=["4"])
+    task = inst.load().task
+    assert all(
+        task.grounding_id(*task.grounding_name(g)) == g for g in range(task.num_groundings)
+    )
+    name, args = task.grounding_name(0)
+    assert task.grounding_id("no_such_action", args) is None
+    assert task.grounding_id(name, (*args[:-1], "no_such_object")) is None
+    assert task.grounding_id(name, args[:-1]) is None
+
+
 def test_coarse_rows_count_the_objects_whose_whole_row_is_missing() -> None:
     """``coarse_rows``: 0 where every row is built whole; every object where caps of one state
     leave every row out."""

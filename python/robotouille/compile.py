@@ -726,7 +726,16 @@ class CompiledTask:
         Groundings whose static preconditions fail are not compiled; they give ``None``.
         """
         if self._grounding_ids is None:
-            self._grounding_ids = {self.grounding_name(g): g for g in range(self.num_groundings)}
+            # Every grounding's grounding_name at once, from lists: tens of thousands of
+            # groundings on the multi-agent tasks, and a plan's replay asks for a few.
+            names = [o.name for o in self.objects]
+            actions = [(a.name, len(a.params)) for a in self.domain.actions]
+            self._grounding_ids = {
+                (actions[a][0], tuple(names[o] for o in row[: actions[a][1]])): g
+                for g, (a, row) in enumerate(
+                    zip(self.action_of.tolist(), self.grounding_args.tolist(), strict=True)
+                )
+            }
         return self._grounding_ids.get((action, tuple(args)))
 
     def explain(self, action: str, args: Sequence[str], words: npt.NDArray[np.uint64]) -> str:

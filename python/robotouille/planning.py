@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import dataclasses
 import fractions
 import functools
+import gc
 import numbers
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -280,6 +282,39 @@ def _as_lists(tables: Any) -> dict[str, list[int]]:
     }
 
 
+_collector_lock = threading.Lock()
+_collector_pauses = 0  # preparations under way (plan_many's threads take turns at them)
+_collector_was_enabled = False
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pauses Python's cyclic garbage collector while a search's tables are built.
+
+    The preparation allocates hundreds of thousands of lists, sets and dicts (per grounding,
+    per row), most of which the task keeps. Their allocation kept triggering full collections
+    that walked every object alive, the tables of every task loaded before included, and found
+    nothing to free: a tenth to a fifth of the preparation's time on multi_agent/8
+    (benchmarks/README.md, "Preparation in Python, second round"). Reference counting still frees
+    everything meanwhile; only cycles wait for the next collection. Nested and concurrent pauses
+    (plan_many's threads) end when the last one does, and the collector is enabled again only if
+    it was when the first began.
+    """
+    global _collector_pauses, _collector_was_enabled
+    with _collector_lock:
+        if _collector_pauses == 0:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _collector_pauses += 1
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector_pauses -= 1
+            if _collector_pauses == 0 and _collector_was_enabled:
+                gc.enable()
+
+
 def _cached_tables(
     env: Env, key: tuple[Any, ...], build: Callable[[], Any]
 ) -> dict[str, list[int]]:
@@ -510,31 +545,32 @@ def _run(
     ratio = _weight_ratio(weight)
     # The tables are built in Python once per task; the time limit covers that too.
     started = time.perf_counter()
-    symmetry_tables = _symmetry_tables(env) if symmetry else None
-    # The invariants hold in every state reachable from the task's start. A state restored
-    # with set_state may be another one: then neither the packing nor the projections use them.
-    bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
-    projection_tables, projection_task = (
-        _bound_tables(env, bits)
-        if algorithm == "astar" and heuristic in ("projections", "all")
-        else (None, None)
-    )
-    # (After the projections, which find the invariants it reads with the task view they build.)
-    packing = _packing_tables(env)
-    if projection_tables is not None and _breaks(
-        bits, projection_tables["mutex_begin"], projection_tables["mutex_facts"]
-    ):
-        rows = len(projection_tables["objects"])
-        projection_tables = {
-            **projection_tables,
-            "mutex_begin": [0],
-            "mutex_facts": [],
-            "merge_begin": [0] * (rows + 1),
-            "merges": [],
-        }
-    packing_tables = (
-        None if _breaks(bits, packing["group_begin"], packing["group_facts"]) else packing
-    )
+    with _collector_paused():
+        symmetry_tables = _symmetry_tables(env) if symmetry else None
+        # The invariants hold in every state reachable from the task's start. A state restored
+        # with set_state may be another one: then neither the packing nor the projections use them.
+        bits = np.unpackbits(env._words[0].view(np.uint8), bitorder="little")
+        projection_tables, projection_task = (
+            _bound_tables(env, bits)
+            if algorithm == "astar" and heuristic in ("projections", "all")
+            else (None, None)
+        )
+        # (After the projections, which find the invariants it reads with the task view they build.)
+        packing = _packing_tables(env)
+        if projection_tables is not None and _breaks(
+            bits, projection_tables["mutex_begin"], projection_tables["mutex_facts"]
+        ):
+            rows = len(projection_tables["objects"])
+            projection_tables = {
+                **projection_tables,
+                "mutex_begin": [0],
+                "mutex_facts": [],
+                "merge_begin": [0] * (rows + 1),
+                "merges": [],
+            }
+        packing_tables = (
+            None if _breaks(bits, packing["group_begin"], packing["group_facts"]) else packing
+        )
     preparing = time.perf_counter() - started
     if time_limit is not None and preparing >= time_limit:
         nothing: dict[str, Any] = {f.name: 0 for f in dataclasses.fields(SearchStats)}
