@@ -74,7 +74,7 @@ class _Synthesis:
         # Keys grounding * num_facts + fact, in grounding order: each needed fact once (a list
         # may name one twice; sorted), each written fact with the value it ends with (the last
         # write).
-        needed_keys = np.unique(_pair_keys(pre_begin, num_facts) + pre_facts)
+        needed_keys = sorted_unique(_pair_keys(pre_begin, num_facts) + pre_facts)
         final = _last_of_each(eff_begin, eff_facts, num_facts)
         final_keys = _pair_keys(eff_begin, num_facts)[final] + eff_facts[final]
         makes_true = eff_values[final] != 0
@@ -182,8 +182,19 @@ def _last_of_each(
 ) -> npt.NDArray[np.int64]:
     """The positions in a CSR table of each row's last occurrence of each value, in order."""
     keys = _pair_keys(begin, width) + values
-    _, first_from_end = np.unique(keys[::-1], return_index=True)
-    return np.sort(len(keys) - 1 - first_from_end)
+    order = np.argsort(keys, kind="stable")  # equal keys in their order: the last is the last
+    ordered = keys[order]
+    return np.sort(order[np.append(ordered[1:] != ordered[:-1], True)])
+
+
+def sorted_unique(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The distinct values, ascending: np.unique by a plain sort.
+
+    (numpy 2's np.unique of integers hashes first; on the arrays of grounding-fact pairs that the
+    tables are built from, hundreds of thousands of them, it took several times as long.)
+    """
+    ordered = np.sort(values)
+    return ordered[np.append(True, ordered[1:] != ordered[:-1])] if len(ordered) else ordered
 
 
 def _csr_of(

@@ -294,9 +294,10 @@ def _collector_paused() -> Iterator[None]:
     The preparation allocates hundreds of thousands of lists, sets and dicts (per grounding,
     per row), most of which the task keeps. Their allocation kept triggering full collections
     that walked every object alive, the tables of every task loaded before included, and found
-    nothing to free: a tenth to a fifth of the preparation's time on multi_agent/8
-    (benchmarks/README.md, "Preparation in Python, second round"). Reference counting still frees
-    everything meanwhile; only cycles wait for the next collection. Nested and concurrent pauses
+    nothing to free: 6% of the preparation's instructions on multi_agent/8 alone, about a seventh
+    of its CPU time where 27 multi-agent tasks are prepared in one process (benchmarks/README.md,
+    "Preparation in Python, second round"). Reference counting still frees everything
+    meanwhile; only cycles wait for the next collection. Nested and concurrent pauses
     (plan_many's threads) end when the last one does, and the collector is enabled again only if
     it was when the first began.
     """

@@ -119,7 +119,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import permutations
 
 import numpy as np
@@ -404,7 +404,9 @@ class _TaskView:
         eff_begin, written = self.eff_csr[0], self.eff_csr[1]
         by_fact = np.argsort(written, kind="stable")
         writer = np.repeat(np.arange(len(eff_begin) - 1), np.diff(eff_begin))[by_fact]
-        written_facts, starts = np.unique(written[by_fact], return_index=True)
+        ordered = written[by_fact]
+        starts = np.flatnonzero(np.diff(ordered, prepend=-1))  # (facts are not negative)
+        written_facts = ordered[starts]
         self.writers: dict[int, list[int]] = dict(
             zip(written_facts.tolist(), (part.tolist() for part in np.split(writer, starts[1:])))
         )
@@ -1897,6 +1899,26 @@ def _image_row(
     return image
 
 
+@dataclass
+class _AwayShape:
+    """A robot's groundings that touch its position facts, by the row-independent tests.
+
+    Those are away_robots' tests that do not depend on the row (see find_projections): the
+    groundings that fail in every row (another robot's, or not standing at exactly one station),
+    the moves (from one station to one other: per grounding its pair of stations, the other facts
+    it touches and the templates it starts), and the others (per grounding the position fact it
+    stands at).
+    """
+
+    failing: list[int] = field(default_factory=list)
+    moves: dict[int, tuple[tuple[int, int], frozenset[int], frozenset[int]]] = field(
+        default_factory=dict
+    )
+    others: dict[int, int] = field(default_factory=dict)
+    outside: set[int] = field(default_factory=set)  # every move's other facts
+    started: set[int] = field(default_factory=set)  # every move's templates
+
+
 def find_projections(task: CompiledTask, *, arrivals: bool = True) -> ProjectionTables:
     """The projections of ``task`` and their cost partition (see the module docstring).
 
@@ -2064,66 +2086,84 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 for slot, at in sorted(robots_at.get(view.args(f)[1], [])):
                     hand_over_places += [slot, at, f]
 
-    # Per grounding (filled on first use): whether it changes where its own robot stands.
-    moves_itself: dict[int, bool] = {}
+    # Per grounding: the slot of its robot (-1 for none), and whether it changes where that
+    # robot stands. The rows read them for thousands of groundings each: built once.
+    owner_slot = np.full(len(owner), -1, np.int64)
+    for r, k in slot_of.items():
+        owner_slot[task.owner == r] = k
+    moves_itself = np.zeros(len(owner), bool)
+    eff_begin, eff_facts = view.eff_csr[0], view.eff_csr[1]
+    writing = np.repeat(np.arange(len(owner)), np.diff(eff_begin))  # per effect, its grounding
+    place_fact = np.zeros(max(task.num_pred_facts, int(eff_facts.max(initial=-1)) + 1), bool)
+    place_fact[sorted(robot_place)] = True
+    moving = np.flatnonzero(place_fact[eff_facts] & (task.owner[writing] >= 0))  # effects
+    own = (view.fact_args[eff_facts[moving]] == task.owner[writing[moving]][:, None]).any(axis=1)
+    moves_itself[writing[moving[own]]] = True
+    # Per fact, the groundings that read (true or false) or write it; built on first use.
+    touchers: dict[int, list[int]] = {}
+
+    def touching(facts: set[int]) -> set[int]:
+        """The groundings that read or write some of the facts."""
+        if not touchers:
+            for g, touched in enumerate(view.touches):
+                for f in touched:
+                    touchers.setdefault(f, []).append(g)
+        return set().union(*(touchers.get(f, ()) for f in facts))
 
     def arrival_codes(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], ...]:
         """Per relevant grounding its arrival code, and the colocated pairs (see the tables)."""
         held = {
             f for _, f in hold.get(o, []) if named(f, "has_item") or named(f, "has_container")
         }
-        freeing = set(freeing_at.get(o, []))
         if not held:
             return [0] * len(relevant), []
         # A hand-over that keeps o (a container) leaves its robot where it cannot put o down.
         stays = containers_meet and o in container_at_of and drops_at_its_station(o, held)
-        codes: list[int] = []
+        # (relevant is sorted: a grounding's place in it by bisection.)
+        groundings = np.asarray(relevant, np.int64)
+        slots = owner_slot[groundings]
+        codes = np.where(slots >= 0, moves_itself[groundings], 0).astype(np.int64)
         triples: set[tuple[int, int, int]] = set()  # also without arrivals: the lifts read them
-        for g in relevant:
+        # (Only a grounding that reads or writes o's hold facts picks, drops, keeps or hands o
+        # over.)
+        handling = np.asarray(sorted(touching(held).intersection(relevant)), np.int64)
+        for k, g in zip(np.searchsorted(groundings, handling).tolist(), handling.tolist()):
             robot = owner[g]
-            if robot not in slot_of:
-                codes.append(0)
+            if slots[k] < 0:
                 continue
-            moved = moves_itself.get(g)
-            if moved is None:
-                places = robot_place.intersection(view.final[g])
-                moved = moves_itself[g] = any(robot in view.args(f) for f in places)
-            code = 1 if moved else 0
-            # (Only a grounding that reads or writes o's hold facts picks, drops, keeps or
-            # hands o over.)
-            if not held.isdisjoint(view.touches[g]):
-                effects = view.final[g]
-                keeps_o = False  # it needs o in the robot's hand and leaves it there
-                for f in held:
-                    value = effects.get(f)
-                    if value == 0:
-                        code |= 2
-                    elif value == 1:
-                        code |= 4
-                    if value != 0 and f in view.pre_pos[g]:
-                        keeps_o = True
-                if code & 4:
-                    for at in (f for f in view.pre_pos[g] if f in robot_place):
-                        station = {a for a in view.args(at) if a not in view.robots}
-                        triples.update(
-                            (slot_of[robot], at, f)
-                            for f in view.pre_pos[g]
-                            if f in facts and f not in robot_place and station & set(view.args(f))
-                        )
-                # A hand-over puts o into a container at the robot's station (drops o and
-                # frees the hand), or needs one there while o stays in the robot's hand.
-                if (
-                    hand_overs_apply
-                    and g in hand_overs
-                    and (keeps_o or (code & 2 and frees_hand(g)))
-                ):
-                    code |= 8
-                    if keeps_o and stays and o not in containers_needed(g):
-                        code |= ARRIVAL_STAYS
-            if g in freeing:
-                code |= ARRIVAL_FREED
-            codes.append(code + ARRIVAL_SLOT * slot_of[robot] if code and arrivals_apply else 0)
-        return codes, [x for triple in sorted(triples) for x in triple]
+            code = int(codes[k])
+            effects = view.final[g]
+            keeps_o = False  # it needs o in the robot's hand and leaves it there
+            for f in held:
+                value = effects.get(f)
+                if value == 0:
+                    code |= 2
+                elif value == 1:
+                    code |= 4
+                if value != 0 and f in view.pre_pos[g]:
+                    keeps_o = True
+            if code & 4:
+                for at_fact in (f for f in view.pre_pos[g] if f in robot_place):
+                    station = {a for a in view.args(at_fact) if a not in view.robots}
+                    triples.update(
+                        (slot_of[robot], at_fact, f)
+                        for f in view.pre_pos[g]
+                        if f in facts and f not in robot_place and station & set(view.args(f))
+                    )
+            # A hand-over puts o into a container at the robot's station (drops o and frees the
+            # hand), or needs one there while o stays in the robot's hand.
+            if hand_overs_apply and g in hand_overs and (keeps_o or (code & 2 and frees_hand(g))):
+                code |= 8
+                if keeps_o and stays and o not in containers_needed(g):
+                    code |= ARRIVAL_STAYS
+            codes[k] = code
+        freeing = np.asarray(sorted(set(freeing_at.get(o, [])).intersection(relevant)), np.int64)
+        freeing = np.searchsorted(groundings, freeing)
+        codes[freeing[slots[freeing] >= 0]] |= ARRIVAL_FREED
+        if not arrivals_apply:
+            return [0] * len(relevant), [x for triple in sorted(triples) for x in triple]
+        codes = np.where(codes != 0, codes + ARRIVAL_SLOT * slots, 0)
+        return codes.tolist(), [x for triple in sorted(triples) for x in triple]
 
     mutexes = union(invariants[o] for o in sorted(projected_set - unnamed))
     mutex_sets = [set(m) for m in mutexes]
@@ -2195,6 +2235,43 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
 
     goal_predicates = _goal_predicates(task)
 
+    # Per robot and set of its position facts: away_robots' tests of the groundings that touch
+    # them which do not depend on the row, made once (tens of thousands of moves on the larger
+    # multi-agent kitchens, and the same in every row).
+    away_shapes: dict[tuple[int, frozenset[int]], _AwayShape] = {}
+
+    def away_shape(robot: int, place: frozenset[int], station_of: dict[int, int]) -> _AwayShape:
+        """The groundings that touch the robot's position facts ``place`` (see away_robots)."""
+        found = away_shapes.get((robot, place))
+        if found is not None:
+            return found
+        shape = _AwayShape()
+        for g in sorted(touching(set(place))):
+            stands = place.intersection(view.pre_pos[g])
+            if owner[g] != robot or not place.isdisjoint(view.pre_neg[g]) or len(stands) != 1:
+                shape.failing.append(g)
+                continue
+            (here,) = stands
+            final = view.final[g]
+            if place.isdisjoint(final):
+                shape.others[g] = here
+                continue
+            # A move: from here to one other station, no more (in the row: see away_robots).
+            there = [f for f, value in final.items() if value == 1 and f in place]
+            if len(there) != 1 or {f: v for f, v in final.items() if f in place} != {
+                here: 0,
+                there[0]: 1,
+            }:
+                shape.failing.append(g)
+                continue
+            outside = view.touches[g] - place
+            started = frozenset(view.sfx[g])
+            shape.moves[g] = ((station_of[here], station_of[there[0]]), outside, started)
+            shape.outside |= outside
+            shape.started |= started
+        away_shapes[(robot, place)] = shape
+        return shape
+
     def away_robots(
         facts: set[int],
         templates: set[int],
@@ -2217,6 +2294,10 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 return []
             positions.setdefault(args[0], {})[args[1]] = f
         colocated = {(pairs[k], pairs[k + 1], pairs[k + 2]) for k in range(0, len(pairs), 3)}
+        colocated_at: dict[tuple[int, int], set[int]] = {}  # (slot, position) -> object facts
+        for slot, robot_at, object_at in colocated:
+            colocated_at.setdefault((slot, robot_at), set()).add(object_at)
+        code_of = dict(zip(relevant, codes, strict=True))
         mask = 0
         for robot, at in sorted(positions.items()):
             slot = slot_of[robot]
@@ -2233,46 +2314,35 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             ):
                 continue
             station_of = {f: station for station, f in at.items()}
+            # The relevant groundings that touch where the robot stands (place is part of
+            # facts): its moves and its steps at a station, each of one shape.
+            shape = away_shape(robot, frozenset(place), station_of)
+            if any(g in code_of for g in shape.failing):
+                continue
+            # A move may touch no other fact of the row, nor start a template of it.
+            quick = facts.isdisjoint(shape.outside) and templates.isdisjoint(shape.started)
             moves: dict[tuple[int, int], tuple[int, ...]] = {}
-            twins: dict[tuple[object, ...], set[int]] = {}
             fits = True
-            for g, code in zip(relevant, codes):
-                if place.isdisjoint(view.touches[g]):  # (place is part of facts)
-                    continue
-                pre = facts.intersection(view.pre_pos[g])
-                stands = pre & place
-                if owner[g] != robot or not place.isdisjoint(view.pre_neg[g]) or len(stands) != 1:
+            for g in sorted(code_of.keys() & shape.moves.keys()):
+                pair, outside, started = shape.moves[g]
+                if not quick and not (facts.isdisjoint(outside) and templates.isdisjoint(started)):
                     fits = False
                     break
-                (here,) = stands
-                moves_robot = not place.isdisjoint(view.final[g])
-                if not moves_robot and (
-                    held & pre or any((slot, here, f) in colocated for f in pre)
-                ):
+                moves[pair] = code_of[g]
+            twins: dict[tuple[object, ...], set[int]] = {}
+            for g in code_of.keys() & shape.others.keys() if fits else ():
+                here = shape.others[g]
+                pre = facts.intersection(view.pre_pos[g])
+                if held & pre or not colocated_at.get((slot, here), set()).isdisjoint(pre):
                     continue  # it holds o, or stands where it could pick o up: not away
-                neg = facts.intersection(view.pre_neg[g])
-                effects = {f: v for f, v in view.final[g].items() if f in facts}
-                if moves_robot:  # a move: from here to one other station, no more
-                    there = [f for f, v in effects.items() if v == 1 and f in place]
-                    if (
-                        pre != {here}
-                        or neg
-                        or len(there) != 1
-                        or effects != {here: 0, there[0]: 1}
-                        or set(view.sfx[g]) & templates
-                    ):
-                        fits = False
-                        break
-                    moves[(station_of[here], station_of[there[0]])] = code
-                else:
-                    shape = (
-                        code,
-                        frozenset(pre - {here}),
-                        frozenset(neg),
-                        frozenset(effects.items()),
-                        frozenset(set(view.sfx[g]) & templates),
-                    )
-                    twins.setdefault(shape, set()).add(station_of[here])
+                shape_key = (
+                    code_of[g],
+                    frozenset(pre - {here}),
+                    frozenset(facts.intersection(view.pre_neg[g])),
+                    frozenset((f, v) for f, v in view.final[g].items() if f in facts),
+                    frozenset(set(view.sfx[g]) & templates),
+                )
+                twins.setdefault(shape_key, set()).add(station_of[here])
             stations = set(at)
             every_move = {(a, b) for a in stations for b in stations if a != b}
             if (

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .compile import CompiledTask
+from .invariants import sorted_unique
 
 IntArray = npt.NDArray[np.int64]
 
@@ -87,9 +88,18 @@ class _Checker:
         self.keys = task.action_of * radix ** args.shape[1] + (args + 1) @ self.radix_powers
         self.key_order = np.argsort(self.keys, kind="stable")
         self.sorted_keys = self.keys[self.key_order]
-        self.mentions = {
-            int(o): np.flatnonzero((args == o).any(axis=1)) for o in np.unique(args[args >= 0])
-        }
+        # Per object, the groundings naming it, ascending: from one stable sort of the (grounding,
+        # object) pairs by object rather than a pass over every grounding per object. (Pairs come
+        # grounding by grounding, so a grounding that names an object twice is listed twice in a
+        # row.)
+        naming, slot = np.nonzero(args >= 0)
+        named = args[naming, slot]
+        order = np.argsort(named, kind="stable")
+        named, naming = named[order], naming[order]
+        once = (np.diff(named, prepend=-1) != 0) | (np.diff(naming, prepend=-1) != 0)
+        named, naming = named[once], naming[once]
+        starts = np.flatnonzero(np.diff(named, prepend=-1))
+        self.mentions = dict(zip(named[starts].tolist(), np.split(naming, starts[1:])))
         self._verified: dict[tuple[int, int], tuple[IntArray, IntArray] | None] = {}
 
     def fact_map(self, a: int, b: int) -> IntArray:
@@ -110,7 +120,9 @@ class _Checker:
         """The groundings that name a or b, and their images under the swap (or None)."""
         task = self.task
         empty = np.zeros(0, np.int64)
-        rows = np.union1d(self.mentions.get(a, empty), self.mentions.get(b, empty))
+        rows = sorted_unique(
+            np.concatenate([self.mentions.get(a, empty), self.mentions.get(b, empty)])
+        )
         swapped = task.grounding_args[rows].copy()
         swapped[task.grounding_args[rows] == a] = b
         swapped[task.grounding_args[rows] == b] = a
