@@ -321,6 +321,15 @@ void Task::build_goal_filter() {
   }
 }
 
+struct Task::TreeScratch {
+  explicit TreeScratch(int32_t num_facts)
+      : marked(static_cast<size_t>(num_facts), 0),
+        count(static_cast<size_t>(num_facts), 0),
+        count_true(static_cast<size_t>(num_facts), 0) {}
+  std::vector<char> marked;  // the facts tested on the path to the node being built
+  IntVec count, count_true;  // per fact, the node's groundings that test it (true)
+};
+
 void Task::build_index() {
   const TaskSpec& s = spec;
   const bool hinted = s.fact_hint.size() == static_cast<size_t>(num_facts);
@@ -345,15 +354,18 @@ void Task::build_index() {
       buckets[key].push_back(g);
     }
   }
+  // One scratch for every tree: a tree per keyed fact (thousands on the larger multi-agent
+  // kitchens), and zeroing per-fact arrays for each took most of the construction.
+  TreeScratch scratch(num_facts);
   for (int32_t f = 0; f < num_facts; ++f) {
     if (buckets[f].empty()) continue;
-    key_root[f] = build_tree(std::move(buckets[f]), IntVec{f});
+    key_root[f] = build_tree(std::move(buckets[f]), IntVec{f}, scratch);
     key_mask[f >> 6] |= uint64_t{1} << (f & 63);
   }
-  if (!unkeyed.empty()) unkeyed_root = build_tree(std::move(unkeyed), IntVec{});
+  if (!unkeyed.empty()) unkeyed_root = build_tree(std::move(unkeyed), IntVec{}, scratch);
 }
 
-int32_t Task::build_tree(IntVec groundings, const IntVec& tested) {
+int32_t Task::build_tree(IntVec groundings, const IntVec& tested, TreeScratch& scratch) {
   // Greedy construction: at each node split on the untested fact that prunes the most
   // groundings in expectation: those requiring it true are skipped when it is false, those
   // requiring it false when it is true. A fact is guessed true with probability 3/4 when
@@ -366,8 +378,9 @@ int32_t Task::build_tree(IntVec groundings, const IntVec& tested) {
   };
   const TaskSpec& s = spec;
   const bool hinted = s.fact_hint.size() == static_cast<size_t>(num_facts);
-  std::vector<char> marked(static_cast<size_t>(num_facts), 0);
-  IntVec count(static_cast<size_t>(num_facts), 0), count_true(static_cast<size_t>(num_facts), 0);
+  std::vector<char>& marked = scratch.marked;
+  IntVec& count = scratch.count;
+  IntVec& count_true = scratch.count_true;
   auto benefit = [&](int32_t f) {
     const int64_t p_true = hinted && s.fact_hint[f] ? 3 : 1;  // in quarters
     return count_true[f] * (4 - p_true) + (count[f] - count_true[f]) * p_true;

@@ -171,9 +171,11 @@ class Task {
  private:
   void build_index();
   void build_goal_filter();
+  // Per-fact scratch of build_tree, all zero between calls (task.cc).
+  struct TreeScratch;
   // Builds a decision tree over `groundings`, whose preconditions on `tested` are already known
   // to hold; returns its root node.
-  int32_t build_tree(IntVec groundings, const IntVec& tested);
+  int32_t build_tree(IntVec groundings, const IntVec& tested, TreeScratch& scratch);
 };
 
 }  // namespace robotouille
