@@ -215,7 +215,8 @@ def _row_counts(
     """Per row of the CSR table (in ``rows``' order), how many of its values ``mask`` marks."""
     lengths = begin[rows + 1] - begin[rows]
     owner = np.repeat(np.arange(len(rows)), lengths)
-    at = begin[rows][owner] + np.arange(len(owner)) - (np.cumsum(lengths) - lengths)[owner]
+    # (Each row's start in values less its start in the output: one gather per value.)
+    at = (begin[rows] - (np.cumsum(lengths) - lengths))[owner] + np.arange(len(owner))
     return np.bincount(owner[mask[values[at]]], minlength=len(rows))
 
 
