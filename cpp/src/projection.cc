@@ -37,7 +37,7 @@ constexpr size_t kNoRow = ~size_t{0};
 
 constexpr const char* kTables = "projection";
 
-void require(bool ok, const std::string& what) { require_table(ok, kTables, what); }
+void require(bool ok, std::string_view what) { require_table(ok, kTables, what); }
 
 void check_csr(const IntVec& begin, size_t rows, size_t values, const std::string& name) {
   require_offsets(kTables, begin, rows, values, name);

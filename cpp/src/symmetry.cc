@@ -22,7 +22,7 @@ uint64_t mix(uint64_t x) {
 
 constexpr const char* kTables = "symmetry";
 
-void require(bool ok, const std::string& what) { require_table(ok, kTables, what); }
+void require(bool ok, std::string_view what) { require_table(ok, kTables, what); }
 
 void check_csr(const IntVec& begin, size_t rows, size_t values, const std::string& name) {
   require_offsets(kTables, begin, rows, values, name);

@@ -9,14 +9,16 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "robotouille/task.h"
 
 namespace robotouille {
 
 // Throws "<tables> tables: <what>" unless ok.
-inline void require_table(bool ok, const char* tables, const std::string& what) {
-  if (!ok) throw std::invalid_argument(std::string(tables) + " tables: " + what);
+// (A view: checks that run per table entry build no message unless one fails.)
+inline void require_table(bool ok, const char* tables, std::string_view what) {
+  if (!ok) throw std::invalid_argument(std::string(tables) + " tables: " + std::string(what));
 }
 
 // Checks that `begin` is a CSR offset array of `rows` rows over `values` entries.
