@@ -224,6 +224,27 @@ const Mutation kMutations[] = {
     {"TextTemplateSlotOnPadding", [](TaskSpec& s) { s.text_templates[0].slots[0] = 1; }},
 };
 
+// The message of a failed check names the table and, for a range check, the value (messages
+// are built only when a check fails).
+TEST(TaskTest, AFailedCheckNamesItsTableAndValue) {
+  auto message = [](const TaskSpec& spec) {
+    try {
+      Task task{spec};
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  TaskSpec spec = rich_fixture().spec();
+  spec.pre_pos[1] = spec.num_facts;
+  EXPECT_EQ(message(spec), "invalid task spec: pre_pos holds an out-of-range value " +
+                               std::to_string(spec.num_facts));
+  spec = rich_fixture().spec();
+  spec.eff_begin.back() = 0;
+  EXPECT_EQ(message(spec),
+            "invalid task spec: eff_begin must start at 0 and end at the values' size");
+}
+
 INSTANTIATE_TEST_SUITE_P(Validation, MalformedSpecTest, ::testing::ValuesIn(kMutations),
                          [](const ::testing::TestParamInfo<Mutation>& info) {
                            return std::string(info.param.name);
