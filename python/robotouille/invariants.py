@@ -263,4 +263,4 @@ def union(groups_per_object: Iterable[list[list[int]]]) -> list[list[int]]:
     return [list(group) for group in sorted(found)]
 
 
-__all__ = ["MAX_SLOTS", "disjoint_groups", "mutex_groups_by_object", "union"]
+__all__ = ["MAX_SLOTS", "disjoint_groups", "mutex_groups_by_object", "sorted_unique", "union"]
