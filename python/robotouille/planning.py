@@ -251,6 +251,11 @@ def _check(algorithm: str, heuristic: str, limits: dict[str, Any]) -> None:
         raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {algorithm!r}")
     if heuristic not in _HEURISTICS:
         raise ValueError(f"heuristic must be one of {_HEURISTICS}, got {heuristic!r}")
+    _check_positive(limits)
+
+
+def _check_positive(limits: dict[str, Any]) -> None:
+    """ValueError for a limit that is neither None nor a positive number."""
     for name, value in limits.items():
         if value is not None and (isinstance(value, bool) or value <= 0):
             raise ValueError(f"{name} must be positive or None, got {value!r}")
@@ -1337,8 +1342,7 @@ def _runner(
             raise ValueError(f"bound_memory_bytes is for A* only, not {algorithm!r}")
         if not isinstance(bound_memory_bytes, int) or isinstance(bound_memory_bytes, bool):
             raise TypeError(f"bound_memory_bytes must be an int, got {bound_memory_bytes!r}")
-        if bound_memory_bytes <= 0:
-            raise ValueError(f"bound_memory_bytes must be positive, got {bound_memory_bytes!r}")
+        _check_positive({"bound_memory_bytes": bound_memory_bytes})
     if algorithm == "agenda":
         return _agenda_run
     if algorithm == "astar":
