@@ -119,6 +119,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import permutations
 
@@ -425,6 +426,16 @@ class _TaskView:
             for pre, neg, eff in zip(self.pre_pos, self.pre_neg, self.eff)
         ]
         self._named: dict[str, frozenset[int]] = {}
+        self._touchers: dict[int, list[int]] | None = None  # per fact, built on first use
+
+    def touching(self, facts: Iterable[int]) -> set[int]:
+        """The groundings that read (true or false) or write some of the facts."""
+        if self._touchers is None:
+            self._touchers = {}
+            for g, touched in enumerate(self.touches):
+                for f in touched:
+                    self._touchers.setdefault(f, []).append(g)
+        return set().union(*(self._touchers.get(f, ()) for f in facts))
 
     def args(self, fact: int) -> list[int]:
         return self._args[fact] if fact < self.num_pred else []
@@ -2099,17 +2110,6 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
     moving = np.flatnonzero(place_fact[eff_facts] & (task.owner[writing] >= 0))  # effects
     own = (view.fact_args[eff_facts[moving]] == task.owner[writing[moving]][:, None]).any(axis=1)
     moves_itself[writing[moving[own]]] = True
-    # Per fact, the groundings that read (true or false) or write it; built on first use.
-    touchers: dict[int, list[int]] = {}
-
-    def touching(facts: set[int]) -> set[int]:
-        """The groundings that read or write some of the facts."""
-        if not touchers:
-            for g, touched in enumerate(view.touches):
-                for f in touched:
-                    touchers.setdefault(f, []).append(g)
-        return set().union(*(touchers.get(f, ()) for f in facts))
-
     def arrival_codes(o: int, facts: set[int], relevant: list[int]) -> tuple[list[int], ...]:
         """Per relevant grounding its arrival code, and the colocated pairs (see the tables)."""
         held = {
@@ -2126,10 +2126,10 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         triples: set[tuple[int, int, int]] = set()  # also without arrivals: the lifts read them
         # (Only a grounding that reads or writes o's hold facts picks, drops, keeps or hands o
         # over.)
-        handling = np.asarray(sorted(touching(held).intersection(relevant)), np.int64)
+        handling = np.asarray(sorted(view.touching(held).intersection(relevant)), np.int64)
         for k, g in zip(np.searchsorted(groundings, handling).tolist(), handling.tolist()):
-            robot = owner[g]
-            if slots[k] < 0:
+            slot = int(slots[k])
+            if slot < 0:
                 continue
             code = int(codes[k])
             effects = view.final[g]
@@ -2146,7 +2146,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
                 for at_fact in (f for f in view.pre_pos[g] if f in robot_place):
                     station = {a for a in view.args(at_fact) if a not in view.robots}
                     triples.update(
-                        (slot_of[robot], at_fact, f)
+                        (slot, at_fact, f)
                         for f in view.pre_pos[g]
                         if f in facts and f not in robot_place and station & set(view.args(f))
                     )
@@ -2246,7 +2246,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
         if found is not None:
             return found
         shape = _AwayShape()
-        for g in sorted(touching(set(place))):
+        for g in sorted(view.touching(place)):
             stands = place.intersection(view.pre_pos[g])
             if owner[g] != robot or not place.isdisjoint(view.pre_neg[g]) or len(stands) != 1:
                 shape.failing.append(g)
