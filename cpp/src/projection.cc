@@ -1071,10 +1071,15 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   while (std::any_of(jobs.begin(), jobs.end(), pending)) wait_any();
   jobs.clear();
 
-  // Upgrade pass: upgrades are launched in order of predicted size and committed as they end;
-  // a launch also counts against the caps what the upgrades in flight are predicted to add.
-  std::stable_sort(upgrades.begin(), upgrades.end(),
-                   [](const Upgrade& a, const Upgrade& b) { return a.predicted < b.predicted; });
+  // Upgrade pass: upgrades are launched in order of predicted size, retries after the others,
+  // and committed as they end; a launch also counts against the caps what the upgrades in
+  // flight are predicted to add. A retry's size is predicted from a failed enumeration and may
+  // be far too small: one that fails again takes the time to the end of the share, and on
+  // multi_agent/10 seed 126, first in line, it left two more rows coarse (start bound 48 under
+  // a 30 s search's caps, 52 with it last).
+  std::stable_sort(upgrades.begin(), upgrades.end(), [](const Upgrade& a, const Upgrade& b) {
+    return std::pair(a.retry, a.predicted) < std::pair(b.retry, b.predicted);
+  });
   // A fallback that failed under the first caps and was built as a retry (the last row kept)
   // gets its full row as an upgrade too, predicted from it, after those queued.
   auto follow_up = [&](size_t row) {

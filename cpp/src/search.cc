@@ -733,9 +733,9 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
     limits.sink_states =
         limits.retry_states >= 0 ? std::min(limits.retry_states, unscaled) : unscaled;
   }
-  if (limits.retry_states < 0) {
+  if (limits.retry_states < 0) {  // as the caps grow on one thread (scale > 1 here)
     const double retry_scale =
-        std::clamp(limits.upgrade_seconds / kRetryCapSeconds, 1.0, scale);  // (scale > 1 here)
+        std::clamp(limits.upgrade_seconds / kUpgradeCapSeconds, 1.0, scale);
     limits.retry_states = static_cast<int64_t>(static_cast<double>(unscaled) * retry_scale);
   }
   limits.upgrade_states = scaled(limits.upgrade_states);

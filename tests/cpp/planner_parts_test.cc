@@ -851,7 +851,7 @@ TEST(BoundLimitsTest, CapsGrowWithTheTimeLimitUpToTheirScale) {
   EXPECT_EQ(limits.upgrade_seconds, 60);
   EXPECT_EQ(limits.upgrade_states, defaults.upgrade_states * 6);
   EXPECT_EQ(limits.upgrade_total_states, defaults.upgrade_total_states * 6);
-  // The sink is decided against the cap before growing; a retry's cap grows 6 times by 60 s.
+  // The sink is decided against the cap before growing; a retry's cap grows as far.
   EXPECT_EQ(limits.sink_states, defaults.upgrade_states);
   EXPECT_EQ(limits.retry_states, defaults.upgrade_states * 6);
   // Without a memory budget a long search grows them no further.
@@ -868,6 +868,9 @@ TEST(BoundLimitsTest, CapsGrowWithTheTimeLimitUpToTheirScale) {
   EXPECT_EQ(on_two.upgrade_states,
             static_cast<int64_t>(static_cast<double>(defaults.upgrade_states) * 2 *
                                  (1 + robotouille::kHelperGain)));
+  // A retried row's cap grows as the caps do on one thread: twice with a 10 s limit.
+  EXPECT_EQ(on_one.retry_states, on_one.upgrade_states);
+  EXPECT_EQ(on_two.retry_states, on_one.upgrade_states);
   // Without a time limit, planned_seconds plans the construction as that limit would.
   options.time_limit = 0;
   options.projection_limits.planned_seconds = 10;

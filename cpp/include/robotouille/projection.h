@@ -559,10 +559,6 @@ inline constexpr double kUpgradeCapSeconds = 2.5;
 // caps grow with the threads by it too (they suit kUpgradeCapSeconds on one thread).
 inline constexpr double kHelperGain = 0.4;
 inline constexpr double kMaxUpgradeCapScale = 6.0;
-// A retried row's cap grows by one upgrade cap per this many seconds of the upgrade share (not
-// below the unscaled cap, nor above the scaled one): unchanged up to a 20 s search, the scaled
-// upgrade cap at 120 s.
-inline constexpr double kRetryCapSeconds = 10.0;
 inline constexpr double kConstructionBytesPerState = 400.0;
 // A search with at least this many seconds of upgrades (a time limit of 5 minutes) under a
 // memory budget sets every upgrade cap to what kLongBudgetShare of the budget holds at
@@ -607,11 +603,13 @@ struct ProjectionLimits {
   // that budget, if any. The search itself keeps its budget (unlimited without one).
   int64_t planned_memory_bytes = 0;
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
-  // A search that scales the upgrade caps grows this one more slowly (kRetryCapSeconds): a
-  // retry's predicted size comes from a failed enumeration, and on multi_agent/10 the pots'
-  // retries, let grow as fast, took the whole upgrade share and then failed, so that no full
-  // row was upgraded; a 120 s search has the time for them (seeds 210 and 294:
-  // start bounds 59 instead of 52 and 51).
+  // A search that scales the upgrade caps grows this one as they grow on one thread (search.cc,
+  // bound_limits; not with the helpers' gain). It once grew more slowly: on multi_agent/10 the
+  // pots' retries took the whole upgrade share and then failed, so that no full row was
+  // upgraded. Construction has since become about six times as fast (seed 210's rows under a
+  // 120 s search's caps: 28.8 s at c100e5f, 3.9 s now), and under a 30 s search's share the
+  // retries fit: seeds 210, 252 and 420 start at 59, 51 and 50 instead of 53, 45 and 43 (see
+  // benchmarks/README.md, "Retried rows at the pace of the upgrades").
   int64_t retry_states = -1;
   // A full row that repeats timers gets a sink where predicted above this (see "Repeated
   // timers"), or -1: the retry cap where set (at most upgrade_states), else upgrade_states. A
