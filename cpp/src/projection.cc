@@ -1074,9 +1074,9 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
   // Upgrade pass: upgrades are launched in order of predicted size, retries after the others,
   // and committed as they end; a launch also counts against the caps what the upgrades in
   // flight are predicted to add. A retry's size is predicted from a failed enumeration and may
-  // be far too small: one that fails again takes the time to the end of the share, and on
-  // multi_agent/10 seed 126, first in line, it left two more rows coarse (start bound 48 under
-  // a 30 s search's caps, 52 with it last).
+  // be far too small (multi_agent/10 seed 126: 506,766 states predicted, over 2.9M found): one
+  // that fails again runs to the end of the share, so it comes after the upgrades whose
+  // predictions come from built rows.
   std::stable_sort(upgrades.begin(), upgrades.end(), [](const Upgrade& a, const Upgrade& b) {
     return std::pair(a.retry, a.predicted) < std::pair(b.retry, b.predicted);
   });
