@@ -735,7 +735,9 @@ ProjectionLimits bound_limits(const SearchOptions& options) {
   }
   if (limits.retry_states < 0) {  // as the caps grow on one thread (scale > 1 here)
     const double retry_scale =
-        std::clamp(limits.upgrade_seconds / kUpgradeCapSeconds, 1.0, scale);
+        limits.upgrade_seconds < kRetryGrowthSeconds
+            ? 1.0
+            : std::clamp(limits.upgrade_seconds / kUpgradeCapSeconds, 1.0, scale);
     limits.retry_states = static_cast<int64_t>(static_cast<double>(unscaled) * retry_scale);
   }
   limits.upgrade_states = scaled(limits.upgrade_states);

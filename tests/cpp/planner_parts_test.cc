@@ -868,9 +868,14 @@ TEST(BoundLimitsTest, CapsGrowWithTheTimeLimitUpToTheirScale) {
   EXPECT_EQ(on_two.upgrade_states,
             static_cast<int64_t>(static_cast<double>(defaults.upgrade_states) * 2 *
                                  (1 + robotouille::kHelperGain)));
-  // A retried row's cap grows as the caps do on one thread: twice with a 10 s limit.
-  EXPECT_EQ(on_one.retry_states, on_one.upgrade_states);
-  EXPECT_EQ(on_two.retry_states, on_one.upgrade_states);
+  // A retried row's cap grows as the caps do on one thread, from a 15 s limit on (3 times).
+  EXPECT_EQ(on_one.retry_states, defaults.upgrade_states);
+  EXPECT_EQ(on_two.retry_states, defaults.upgrade_states);
+  options.time_limit = robotouille::kRetryGrowthSeconds / robotouille::kUpgradeShare;
+  EXPECT_EQ(bound_limits(options).retry_states, defaults.upgrade_states * 3);
+  options.threads = 2;
+  EXPECT_EQ(bound_limits(options).retry_states, defaults.upgrade_states * 3);
+  options.threads = 1;
   // Without a time limit, planned_seconds plans the construction as that limit would.
   options.time_limit = 0;
   options.projection_limits.planned_seconds = 10;

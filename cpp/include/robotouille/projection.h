@@ -559,6 +559,13 @@ inline constexpr double kUpgradeCapSeconds = 2.5;
 // caps grow with the threads by it too (they suit kUpgradeCapSeconds on one thread).
 inline constexpr double kHelperGain = 0.4;
 inline constexpr double kMaxUpgradeCapScale = 6.0;
+// A retried row's cap grows with the upgrade caps only from this much of an upgrade share on
+// (a 15 s search's, so that a 20 s search's share grows it after the seconds the planner's
+// preparation takes from the limit; see ProjectionLimits::retry_states). Below it a retry that
+// fails again costs too large a part of the search: grown at 10 s, the multi-agent originals in
+// simultaneous mode expanded 1-41% fewer states within their 10 s on six of the eleven in two
+// rounds, and multi_agent/3, which the old rule solved in both, in neither.
+inline constexpr double kRetryGrowthSeconds = 7.5;
 inline constexpr double kConstructionBytesPerState = 400.0;
 // A search with at least this many seconds of upgrades (a time limit of 5 minutes) under a
 // memory budget sets every upgrade cap to what kLongBudgetShare of the budget holds at
@@ -604,7 +611,8 @@ struct ProjectionLimits {
   int64_t planned_memory_bytes = 0;
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
   // A search that scales the upgrade caps grows this one as they grow on one thread (search.cc,
-  // bound_limits; not with the helpers' gain). It once grew more slowly: on multi_agent/10 the
+  // bound_limits; not with the helpers' gain), from an upgrade share of kRetryGrowthSeconds
+  // on. It once grew more slowly: on multi_agent/10 the
   // pots' retries took the whole upgrade share and then failed, so that no full row was
   // upgraded. Construction has since become about six times as fast (seed 210's rows under a
   // 120 s search's caps: 28.8 s at c100e5f, 3.9 s now), and under a 30 s search's share the
