@@ -611,13 +611,13 @@ struct ProjectionLimits {
   int64_t planned_memory_bytes = 0;
   // The cap on a retried row (one that failed under the first caps), or -1: upgrade_states.
   // A search that scales the upgrade caps grows this one as they grow on one thread (search.cc,
-  // bound_limits; not with the helpers' gain), from an upgrade share of kRetryGrowthSeconds
-  // on. It once grew more slowly: on multi_agent/10 the
-  // pots' retries took the whole upgrade share and then failed, so that no full row was
-  // upgraded. Construction has since become about six times as fast (seed 210's rows under a
-  // 120 s search's caps: 28.8 s at c100e5f, 3.9 s now), and under a 30 s search's share the
-  // retries fit: seeds 210, 252 and 420 start at 59, 51 and 50 instead of 53, 45 and 43 (see
-  // benchmarks/README.md, "Retried rows at the pace of the upgrades").
+  // bound_limits; not with the helpers' gain), from an upgrade share of kRetryGrowthSeconds on.
+  // It once grew more slowly: on multi_agent/10 the pots' retries took the whole upgrade share
+  // and then failed, so that no full row was upgraded. Construction has since become about six
+  // times as fast (seed 210's rows under a 120 s search's caps: 28.8 s at c100e5f, 3.9 s now),
+  // and under a 30 s search's share the retries fit: seeds 210, 252 and 420 start at 59, 51 and
+  // 50 instead of 53, 45 and 43 (see benchmarks/README.md, "Retried rows at the pace of the
+  // upgrades").
   int64_t retry_states = -1;
   // A full row that repeats timers gets a sink where predicted above this (see "Repeated
   // timers"), or -1: the retry cap where set (at most upgrade_states), else upgrade_states. A
