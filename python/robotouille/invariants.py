@@ -213,11 +213,24 @@ def _row_counts(
     mask: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.int64]:
     """Per row of the CSR table (in ``rows``' order), how many of its values ``mask`` marks."""
+    _, owner, at = csr_positions(begin, rows)
+    return np.bincount(owner[mask[values[at]]], minlength=len(rows))
+
+
+def csr_positions(
+    begin: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The rows ``rows`` of a CSR table with offsets ``begin``, laid out one after another.
+
+    Returns:
+        Per row its length; per output place the index into ``rows`` of its row, and its position
+        in the table's values.
+    """
     lengths = begin[rows + 1] - begin[rows]
     owner = np.repeat(np.arange(len(rows)), lengths)
     # (Each row's start in values less its start in the output: one gather per value.)
     at = (begin[rows] - (np.cumsum(lengths) - lengths))[owner] + np.arange(len(owner))
-    return np.bincount(owner[mask[values[at]]], minlength=len(rows))
+    return lengths, owner, at
 
 
 def disjoint_groups(groups: Iterable[list[int]], smallest: int = 3) -> list[list[int]]:
@@ -263,4 +276,11 @@ def union(groups_per_object: Iterable[list[list[int]]]) -> list[list[int]]:
     return [list(group) for group in sorted(found)]
 
 
-__all__ = ["MAX_SLOTS", "disjoint_groups", "mutex_groups_by_object", "sorted_unique", "union"]
+__all__ = [
+    "MAX_SLOTS",
+    "csr_positions",
+    "disjoint_groups",
+    "mutex_groups_by_object",
+    "sorted_unique",
+    "union",
+]

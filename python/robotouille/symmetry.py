@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .compile import CompiledTask
-from .invariants import sorted_unique
+from .invariants import csr_positions, sorted_unique
 
 IntArray = npt.NDArray[np.int64]
 
@@ -261,11 +261,8 @@ def _rows(
 
     Each row's values are mapped through ``facts`` when given, and sorted unless ``ordered``.
     """
-    lengths = begin[rows + 1] - begin[rows]
-    row_id = np.repeat(np.arange(len(rows)), lengths)
-    # (Each row's start in values less its start in the output: one gather per value.)
-    shift = begin[rows] - (np.cumsum(lengths) - lengths)
-    picked = values[shift[row_id] + np.arange(len(row_id))]
+    lengths, row_id, at = csr_positions(begin, rows)
+    picked = values[at]
     if facts is not None:
         picked = facts[picked]
     if not ordered and len(picked):
