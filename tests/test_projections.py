@@ -1669,6 +1669,37 @@ def test_a_retried_rows_cap_grows_as_the_upgrade_caps_do() -> None:
     assert named.abstract_states - held.abstract_states > 120_000
 
 
+# Caps named in full (no scaling, a share no build reaches) under which multi_agent/10 seed
+# 126's pots' row without the robots' positions fails under the first cap (120,000 states) and
+# again under the retry cap (600,000), and is then built with the sink (47,440 states).
+FOLLOW_UP_CAPS = {
+    "max_states": 120_000,
+    "max_total_states": 1_200_000,
+    "upgrade_states": 1_200_000,
+    "upgrade_total_states": 1_070_000,
+    "retry_states": 600_000,
+    "upgrade_seconds": 60,
+}
+
+
+def test_a_retried_fallback_built_with_the_sink_is_followed_by_its_full_row_with_it() -> None:
+    """A fallback built as a retry gets its full row as an upgrade; where the retry needed the
+    sink, that row is predicted (332,080 states) and built (372,531) with the sink too, and
+    counts as a row with a sink, not a coarse one. (Built without it, the row is far larger
+    than predicted; it failed after 1.3M states under a 30 s search's caps.)"""
+    (instance,) = datasets.load(
+        "multi_agent", seeds=[126], tasks=["10_potato_tomato_chicken_soup_potato_cheese_onion_soup"]
+    )
+    env = instance.load()
+    stats = start_stats(env, limits=FOLLOW_UP_CAPS)
+    # Both pots' full rows (twins) with the sink; the other two objects' full rows stay coarse.
+    assert (stats["coarse_rows"], stats["sink_rows"]) == (4, 2)
+    assert stats["abstract_states"] == 933_175
+    without_follow_up = start_stats(env, limits=FOLLOW_UP_CAPS | {"upgrade_total_states": 700_000})
+    assert (without_follow_up["coarse_rows"], without_follow_up["sink_rows"]) == (6, 0)
+    assert stats["initial_h"] > without_follow_up["initial_h"]
+
+
 def test_goal_items_leave_for_the_bottom_only_under_the_stack_shapes() -> None:
     """An item put down on a station that need not be empty breaks "one stack per station":
     the bottom-item companions go, the top's stay."""

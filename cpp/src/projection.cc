@@ -1081,11 +1081,17 @@ ProjectionHeuristic::ProjectionHeuristic(const Task& task, const ProjectionSpec&
     return std::pair(a.retry, a.predicted) < std::pair(b.retry, b.predicted);
   });
   // A fallback that failed under the first caps and was built as a retry (the last row kept)
-  // gets its full row as an upgrade too, predicted from it, after those queued.
+  // gets its full row as an upgrade too, predicted from it, after those queued. One built with
+  // the sink predicts its full row with the sink, so that row is built with it from the start,
+  // as in the first pass: without it, the row is far larger than predicted (multi_agent/10
+  // seeds 84 and 126 under a 30 s search's caps: it failed after 1.8M and 1.3M states, 6-7 s
+  // each; with the sink it has 752,000 and 373,000).
   auto follow_up = [&](size_t row) {
     if (spec.fallback[row] == 0) return;
     const size_t built = projections_.size() - 1;
-    upgrades.push_back({predict_full(row - 1, projections_[built].states), row - 1, built});
+    const bool sink = projections_[built].with_sink && repeats_timers(spec, row - 1);
+    upgrades.push_back(
+        {predict_full(row - 1, projections_[built].states), row - 1, built, false, 0, sink});
   };
   auto commit_ended = [&]() {  // the upgrades whose builds ended
     for (auto it = jobs.begin(); it != jobs.end();) {
