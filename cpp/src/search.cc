@@ -629,7 +629,8 @@ struct alignas(64) Expander {
   bool one_per_orbit = true;
   IntVec representative;
   int64_t generated = 0, pruned = 0;
-  // What this thread found in the current batch (see Searcher::Expansion).
+  // What this thread found in the current batch (see Searcher::Expansion); in BFS, the
+  // successors of the state being expanded.
   std::vector<Child> children;
   std::vector<uint8_t> rows;  // the children's packed rows, one after another
   std::vector<IntVec> keys;   // counters the table did not have (local keys, see Packer)
@@ -1121,22 +1122,6 @@ class Searcher {
     return mover >= 0 ? static_cast<uint8_t>(robot_code_[mover] << kMoverShift) : 0;
   }
 
-  // BFS: stores x's successor, reached by this step: (id, fresh, mover bits), or (kNone, false)
-  // when it is dropped (exhausted creation pool, or the state limit is reached).
-  std::tuple<uint32_t, bool, uint8_t> store_next(Expander& x, const int32_t* groundings, int32_t n,
-                                                 int status) {
-    ++x.generated;
-    if (status & kStatusPoolExhausted) {
-      ++x.pruned;
-      return {kNone, false, 0};
-    }
-    if (full()) return {kNone, false, 0};
-    const uint8_t bits = canonical_child(x, groundings, n);
-    x.packer.pack_interning(x.next_words.data(), x.next_counters.data(), x.row.data());
-    const auto [id, fresh] = store_->insert(x.row.data());
-    return {id, fresh, bits};
-  }
-
   // Whether x's successor (canonicalized as the search stores them) packs to stored state
   // `id` (for plan extraction).
   bool next_is(Expander& x, uint32_t id) {
@@ -1231,6 +1216,7 @@ class Searcher {
 
   SearchStatus bfs(SearchResult& result) {
     Expander& x = main();
+    const size_t width = x.packer.width();
     for (uint32_t id = 0; id < store_->size(); ++id) {
       const SearchStatus stop = check_limits();
       if (stop != SearchStatus::kSolved) return stop;
@@ -1239,19 +1225,45 @@ class Searcher {
       stats_.bound = info_[id].g;
       ++stats_.expanded;
       set_pruning(x, info_[id].flags & kMoverMask);
-      uint32_t found = kNone;
+      // Two passes, as in A* (expand()): the first packs every successor and prefetches its
+      // visited-set slot, the second stores them in the order generated, so that the lookups'
+      // cache misses overlap (benchmarks/README.md, "Breadth-first search in two passes"; it
+      // stores the same states). Successors after a goal are not generated: a goal is new
+      // (the search would have stopped at it), so storing stops there as before.
+      x.children.clear();
+      x.rows.clear();
+      bool goal = false;
       successors(x, [&](const int32_t* groundings, int32_t n, int status) {
-        if (found != kNone) return;
-        const auto [child, fresh, bits] = store_next(x, groundings, n, status);
+        if (goal) return;
+        ++x.generated;
+        if (status & kStatusPoolExhausted) {
+          ++x.pruned;
+          return;
+        }
+        Child child{0, kNone, -1, 0, canonical_child(x, groundings, n)};
+        const size_t at = x.rows.size();
+        x.rows.resize(at + width);
+        x.packer.pack_interning(x.next_words.data(), x.next_counters.data(), x.rows.data() + at);
+        child.hash = store_->hash(x.rows.data() + at);
+        store_->prefetch_slot(child.hash);
+        goal = (status & kStatusGoal) != 0;
+        if (goal) child.flags |= kGoalFlag;
+        x.children.push_back(child);
+      });
+      uint32_t found = kNone;
+      for (size_t k = 0; k < x.children.size() && !full(); ++k) {
+        const Child& c = x.children[k];
+        const uint8_t bits = c.flags & kMoverMask;
+        const auto [child, fresh] = store_->insert(x.rows.data() + k * width, c.hash);
         if (!fresh) {
           // Another step into a state of the next layer (not expanded yet).
-          if (child != kNone && info_[child].g == info_[id].g + 1) relax_mover(child, bits);
-          return;
+          if (info_[child].g == info_[id].g + 1) relax_mover(child, bits);
+          continue;
         }
         parent_.push_back(id);
         info_.push_back({static_cast<uint16_t>(info_[id].g + 1), StoredBound{}, bits});
-        if (status & kStatusGoal) found = child;
-      });
+        if (c.flags & kGoalFlag) found = child;
+      }
       if (found != kNone) {
         extract(found, result);
         return SearchStatus::kSolved;
