@@ -314,36 +314,11 @@ class Packer {
   uint32_t pack(const uint64_t* words, const int32_t* counters, uint8_t* out) {
     pack_facts(words, out);
     uint32_t missing = 0;
-    // A state's successors mostly share their counters (one timer pass after each step), and
-    // their plain facts with them or with their parent.
-    const auto n = static_cast<size_t>(task_.num_counters);
-    uint32_t id = last_id_;
-    if (last_counters_.size() != n || !std::equal(counters, counters + n, last_counters_.begin())) {
-      table_->key_of(counters, key_);
-      id = table_->find(key_);
-      if (id != kNone) {
-        last_counters_.assign(counters, counters + n);
-        last_id_ = id;
-      }
-    }
+    const uint32_t id = counters_id(counters, false);
     set_id(out, id);
     if (id == kNone) missing |= kMissingCounters;
     for (int32_t k = 0; k < parts(); ++k) {
-      PlainPart& p = parts_[k];
-      const uint8_t* bytes = part(k);
-      const size_t size = part_bytes(k);
-      uint32_t part_id = kNone;
-      if (p.base_id != kNone && std::memcmp(bytes, p.base.data(), size) == 0) {
-        part_id = p.base_id;
-      } else if (p.last_id != kNone && std::memcmp(bytes, p.last.data(), size) == 0) {
-        part_id = p.last_id;
-      } else {
-        part_id = p.table->find(bytes, p.table->hash(bytes));
-        if (part_id != kNone) {
-          p.last.assign(bytes, bytes + size);
-          p.last_id = part_id;
-        }
-      }
+      const uint32_t part_id = find_part(k, part(k));
       set_part_id(out, k, part_id);
       if (part_id == kNone) missing |= kMissingPlain << k;
     }
@@ -352,10 +327,37 @@ class Packer {
 
   // As pack(), interning what the tables lack (only while no other thread packs).
   void pack_interning(const uint64_t* words, const int32_t* counters, uint8_t* out) {
-    const uint32_t missing = pack(words, counters, out);
-    if (missing & kMissingCounters) set_id(out, table_->intern(key_));
+    pack_facts(words, out);
+    set_id(out, counters_id(counters, true));
+    finish_interning(plain(), out);
+  }
+
+  // pack_interning() in two halves, for packing several states before any of their parts'
+  // ids is looked up (the lookups' cache misses then overlap): pack_deferred() packs the
+  // facts and the counters' id (interned) into `out` and copies the plain facts' bytes to
+  // `plain` (plain_bytes() of them), prefetching the table slot of each part that differs from
+  // the base's; finish_interning() then writes the parts' ids, interning those the tables
+  // lack. States finished in the order they were packed get the ids pack_interning() gives.
+  size_t plain_bytes() const { return static_cast<size_t>(plain_bytes_); }
+  void pack_deferred(const uint64_t* words, const int32_t* counters, uint8_t* out,
+                     uint8_t* plain) {
+    pack_facts(words, out);
+    set_id(out, counters_id(counters, true));
+    if (parts_.empty()) return;
+    std::memcpy(plain, this->plain(), plain_bytes());
+    for (const PlainPart& p : parts_) {
+      const uint8_t* bytes = plain + p.offset;
+      const auto size = static_cast<size_t>(p.bytes);
+      if (p.base_id == kNone || std::memcmp(bytes, p.base.data(), size) != 0) {
+        p.table->prefetch_slot(p.table->hash(bytes));
+      }
+    }
+  }
+  void finish_interning(const uint8_t* plain, uint8_t* out) {
     for (int32_t k = 0; k < parts(); ++k) {
-      if (missing & (kMissingPlain << k)) set_part_id(out, k, intern_part(k, part(k)));
+      const uint8_t* bytes = plain + parts_[k].offset;
+      const uint32_t part_id = find_part(k, bytes);
+      set_part_id(out, k, part_id == kNone ? intern_part(k, bytes) : part_id);
     }
   }
 
@@ -428,6 +430,38 @@ class Packer {
     std::vector<std::pair<int32_t, uint64_t>> masks;  // (word, the set's bits in it)
     int32_t offset = 0, bits = 0;                     // where its field lies, and its width
   };
+
+  // The counters' id, interned where `intern`, else kNone where the table lacks it (key()
+  // then holds their key). A state's successors mostly share their counters (one timer pass
+  // after each step), and their plain facts with them or with their parent.
+  uint32_t counters_id(const int32_t* counters, bool intern) {
+    const auto n = static_cast<size_t>(task_.num_counters);
+    if (last_counters_.size() == n && std::equal(counters, counters + n, last_counters_.begin())) {
+      return last_id_;
+    }
+    table_->key_of(counters, key_);
+    const uint32_t id = intern ? table_->intern(key_) : table_->find(key_);
+    if (id != kNone) {
+      last_counters_.assign(counters, counters + n);
+      last_id_ = id;
+    }
+    return id;
+  }
+
+  // The id of part k's value `bytes`, or kNone where its table lacks it: mostly the base's
+  // (the state last unpacked), or the one found last.
+  uint32_t find_part(int32_t k, const uint8_t* bytes) {
+    PlainPart& p = parts_[k];
+    const size_t size = part_bytes(k);
+    if (p.base_id != kNone && std::memcmp(bytes, p.base.data(), size) == 0) return p.base_id;
+    if (p.last_id != kNone && std::memcmp(bytes, p.last.data(), size) == 0) return p.last_id;
+    const uint32_t id = p.table->find(bytes, p.table->hash(bytes));
+    if (id != kNone) {
+      p.last.assign(bytes, bytes + size);
+      p.last_id = id;
+    }
+    return id;
+  }
 
   // Packs the facts of `words`. A successor differs from the state last unpacked (the base) in
   // a few facts: then the base's packed bits are copied and only those facts' places (a bit of
@@ -1216,7 +1250,7 @@ class Searcher {
 
   SearchStatus bfs(SearchResult& result) {
     Expander& x = main();
-    const size_t width = x.packer.width();
+    const size_t width = x.packer.width(), plain = x.packer.plain_bytes();
     for (uint32_t id = 0; id < store_->size(); ++id) {
       const SearchStatus stop = check_limits();
       if (stop != SearchStatus::kSolved) return stop;
@@ -1225,13 +1259,16 @@ class Searcher {
       stats_.bound = info_[id].g;
       ++stats_.expanded;
       set_pruning(x, info_[id].flags & kMoverMask);
-      // Two passes, as in A* (expand()): the first packs every successor and prefetches its
-      // visited-set slot, the second stores them in the order generated, so that the lookups'
-      // cache misses overlap (benchmarks/README.md, "Breadth-first search in two passes"; it
-      // stores the same states). Successors after a goal are not generated: a goal is new
-      // (the search would have stopped at it), so storing stops there as before.
+      // In passes, as in A* (expand()): the first packs every successor but for the ids of
+      // its plain facts' parts, whose table slots it prefetches, the second looks those ids
+      // up and prefetches each row's visited-set slot, the third stores them in the order
+      // generated, so that the lookups' cache misses overlap (benchmarks/README.md,
+      // "Breadth-first search in passes"; it stores the same states). Successors after a
+      // goal are not generated: a goal is new (the search would have stopped at it), so
+      // storing stops there as before.
       x.children.clear();
       x.rows.clear();
+      x.plain_data.clear();
       bool goal = false;
       successors(x, [&](const int32_t* groundings, int32_t n, int status) {
         if (goal) return;
@@ -1240,16 +1277,22 @@ class Searcher {
           ++x.pruned;
           return;
         }
-        Child child{0, kNone, -1, 0, canonical_child(x, groundings, n)};
-        const size_t at = x.rows.size();
-        x.rows.resize(at + width);
-        x.packer.pack_interning(x.next_words.data(), x.next_counters.data(), x.rows.data() + at);
-        child.hash = store_->hash(x.rows.data() + at);
-        store_->prefetch_slot(child.hash);
+        x.children.push_back({0, kNone, -1, 0, canonical_child(x, groundings, n)});
+        x.rows.resize(x.rows.size() + width);
+        x.plain_data.resize(x.plain_data.size() + plain);
+        x.packer.pack_deferred(x.next_words.data(), x.next_counters.data(),
+                               x.rows.data() + x.rows.size() - width,
+                               x.plain_data.data() + x.plain_data.size() - plain);
         goal = (status & kStatusGoal) != 0;
-        if (goal) child.flags |= kGoalFlag;
-        x.children.push_back(child);
+        if (goal) x.children.back().flags |= kGoalFlag;
       });
+      // The plain facts' ids, then each row's hash, whose visited-set slot is then fetched.
+      for (size_t k = 0; k < x.children.size(); ++k) {
+        uint8_t* row = x.rows.data() + k * width;
+        x.packer.finish_interning(x.plain_data.data() + k * plain, row);
+        x.children[k].hash = store_->hash(row);
+        store_->prefetch_slot(x.children[k].hash);
+      }
       uint32_t found = kNone;
       for (size_t k = 0; k < x.children.size() && !full(); ++k) {
         const Child& c = x.children[k];
