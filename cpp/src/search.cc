@@ -335,27 +335,27 @@ class Packer {
   // pack_interning() in two halves, for packing several states before any of their parts'
   // ids is looked up (the lookups' cache misses then overlap): pack_deferred() packs the
   // facts and the counters' id (interned) into `out` and copies the plain facts' bytes to
-  // `plain` (plain_bytes() of them), prefetching the table slot of each part that differs from
-  // the base's; finish_interning() then writes the parts' ids, interning those the tables
+  // `plain_copy` (plain_bytes() of them), prefetching the table slot of each part that differs
+  // from the base's; finish_interning() then writes the parts' ids, interning those the tables
   // lack. States finished in the order they were packed get the ids pack_interning() gives.
   size_t plain_bytes() const { return static_cast<size_t>(plain_bytes_); }
   void pack_deferred(const uint64_t* words, const int32_t* counters, uint8_t* out,
-                     uint8_t* plain) {
+                     uint8_t* plain_copy) {
     pack_facts(words, out);
     set_id(out, counters_id(counters, true));
     if (parts_.empty()) return;
-    std::memcpy(plain, this->plain(), plain_bytes());
+    std::memcpy(plain_copy, plain(), plain_bytes());
     for (const PlainPart& p : parts_) {
-      const uint8_t* bytes = plain + p.offset;
+      const uint8_t* bytes = plain_copy + p.offset;
       const auto size = static_cast<size_t>(p.bytes);
       if (p.base_id == kNone || std::memcmp(bytes, p.base.data(), size) != 0) {
         p.table->prefetch_slot(p.table->hash(bytes));
       }
     }
   }
-  void finish_interning(const uint8_t* plain, uint8_t* out) {
+  void finish_interning(const uint8_t* plain_copy, uint8_t* out) {
     for (int32_t k = 0; k < parts(); ++k) {
-      const uint8_t* bytes = plain + parts_[k].offset;
+      const uint8_t* bytes = plain_copy + parts_[k].offset;
       const uint32_t part_id = find_part(k, bytes);
       set_part_id(out, k, part_id == kNone ? intern_part(k, bytes) : part_id);
     }
