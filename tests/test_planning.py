@@ -38,7 +38,13 @@ from robotouille import (
 from robotouille.__main__ import main
 from robotouille.domain import load_domain
 from robotouille.domains import default_domain_path
-from robotouille.planning import WEIGHT_DENOMINATOR, _relocation_shape, _relocation_tables
+from robotouille.planning import (
+    WEIGHT_DENOMINATOR,
+    _packing_tables,
+    _relocation_shape,
+    _relocation_tables,
+    _symmetry_tables,
+)
 from robotouille.projections import object_invariants
 from robotouille.testing.strategies import domains_and_environments
 
@@ -918,6 +924,63 @@ def test_two_threads_find_the_optimum(name: str, optimum: int) -> None:
     assert plan.length == optimum
     assert plan.stats.expanded > 1_000  # batches of many states, expanded on both threads
     replay(env, plan)
+
+
+def _bfs(env: robotouille.Env, **options: Any) -> tuple[str, list[list[int]], dict[str, Any]]:
+    """The core BFS with the tables robotouille.plan gives it (symmetry, packing, relocation)."""
+    packing = {**_packing_tables(env), "min_interned_bytes": options.pop("min_interned_bytes", 16)}
+    status, steps, stats = _core.search(
+        env.task.core,
+        env._words[0],
+        env._counters[0],
+        algorithm="bfs",
+        mode=env.mode,
+        robots=list(env._robot_objects),
+        symmetry=_symmetry_tables(env),
+        packing=packing,
+        relocations=_relocation_tables(env),
+        **options,
+    )
+    # Not compared: the time, and the memory, whose tables may hold the counters and plain
+    # facts of a whole batch when the search stops before storing all of it.
+    del stats["seconds"], stats["bytes"]
+    return status, steps, stats
+
+
+@pytest.mark.parametrize(
+    ("dataset", "task", "max_states", "min_interned_bytes"),
+    [
+        ("asynchronous", "5", 0, 16),  # solved; timers, created objects
+        ("asynchronous", "5", 0, 1),  # the plain facts in many small parts: new ones every layer
+        ("multi_agent", "1", 40_000, 16),  # two robots, relocation pruning; stops mid-layer
+        ("synchronous", "2", 50_000, 1),
+    ],
+)
+def test_bfs_on_several_threads_is_the_same_search(
+    dataset: str, task: str, max_states: int, min_interned_bytes: int
+) -> None:
+    """Threads expand a batch of a layer's states, and thread 0 stores their successors in
+    order: the status, plan and statistics (but the memory) are those of one thread, for any
+    batch size."""
+    (inst,) = datasets.load(dataset, seeds=[42], tasks=[task])
+    env = inst.load()
+    options = {"max_states": max_states, "min_interned_bytes": min_interned_bytes}
+    alone = _bfs(env, **options)
+    assert alone[2]["expanded"] > 10_000
+    for threads, batch in [(2, 0), (2, 1), (3, 7), (1, 5)]:
+        assert _bfs(env, threads=threads, batch=batch, **options) == alone
+
+
+def test_bfs_on_several_threads_stops_at_the_state_limit_as_one_does() -> None:
+    """Every state limit, so that some fall where the successors left to store are all known
+    already (expand_bfs drops those on several threads)."""
+    (inst,) = datasets.load("synchronous", seeds=[42], tasks=["0"])
+    env = inst.load()
+    everything = _bfs(env)
+    assert everything[0] == "solved"
+    for limit in range(1, everything[2]["stored"] + 2):
+        alone = _bfs(env, max_states=limit)
+        assert _bfs(env, max_states=limit, threads=2, batch=3) == alone, limit
 
 
 @pytest.mark.parametrize("threads", [0, -1, True, 1.5])

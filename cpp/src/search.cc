@@ -329,21 +329,24 @@ class Packer {
   void pack_interning(const uint64_t* words, const int32_t* counters, uint8_t* out) {
     pack_facts(words, out);
     set_id(out, counters_id(counters, true));
-    finish_interning(plain(), out);
+    finish_parts(plain(), out, true);
   }
 
-  // pack_interning() in two halves, for packing several states before any of their parts'
-  // ids is looked up (the lookups' cache misses then overlap): pack_deferred() packs the
-  // facts and the counters' id (interned) into `out` and copies the plain facts' bytes to
-  // `plain_copy` (plain_bytes() of them), prefetching the table slot of each part that differs
-  // from the base's; finish_interning() then writes the parts' ids, interning those the tables
-  // lack. States finished in the order they were packed get the ids pack_interning() gives.
+  // pack() or pack_interning() (`intern`) in two halves, for packing several states before
+  // any of their parts' ids is looked up (the lookups' cache misses then overlap):
+  // pack_deferred() packs the facts and the counters' id into `out` and copies the plain
+  // facts' bytes to `plain_copy` (plain_bytes() of them), prefetching the table slot of each
+  // part that differs from the base's; finish_parts() then writes the parts' ids. Each returns
+  // what it found no id for, as pack() does (never anything when interning). States finished
+  // in the order they were packed get the ids pack_interning() gives.
   size_t plain_bytes() const { return static_cast<size_t>(plain_bytes_); }
-  void pack_deferred(const uint64_t* words, const int32_t* counters, uint8_t* out,
-                     uint8_t* plain_copy) {
+  uint32_t pack_deferred(const uint64_t* words, const int32_t* counters, uint8_t* out,
+                         uint8_t* plain_copy, bool intern) {
     pack_facts(words, out);
-    set_id(out, counters_id(counters, true));
-    if (parts_.empty()) return;
+    const uint32_t id = counters_id(counters, intern);
+    set_id(out, id);
+    const uint32_t missing = id == kNone ? kMissingCounters : 0;
+    if (parts_.empty()) return missing;
     std::memcpy(plain_copy, plain(), plain_bytes());
     for (const PlainPart& p : parts_) {
       const uint8_t* bytes = plain_copy + p.offset;
@@ -352,14 +355,21 @@ class Packer {
         p.table->prefetch_slot(p.table->hash(bytes));
       }
     }
+    return missing;
   }
-  void finish_interning(const uint8_t* plain_copy, uint8_t* out) {
+  uint32_t finish_parts(const uint8_t* plain_copy, uint8_t* out, bool intern) {
+    uint32_t missing = 0;
     for (int32_t k = 0; k < parts(); ++k) {
       const uint8_t* bytes = plain_copy + parts_[k].offset;
-      const uint32_t part_id = find_part(k, bytes);
-      set_part_id(out, k, part_id == kNone ? intern_part(k, bytes) : part_id);
+      uint32_t part_id = find_part(k, bytes);
+      if (part_id == kNone && intern) part_id = intern_part(k, bytes);
+      set_part_id(out, k, part_id);
+      if (part_id == kNone) missing |= kMissingPlain << k;
     }
+    return missing;
   }
+  // Where part k's bytes lie in a copy of the plain facts.
+  size_t part_offset(int32_t k) const { return static_cast<size_t>(parts_[k].offset); }
 
   const IntVec& key() const { return key_; }
   // The plain facts' parts (0 where they are not interned); part k's bytes in the state
@@ -640,7 +650,7 @@ struct Child {
 
 // What one thread of a search needs to expand states: the state being expanded and its
 // successor, packing scratch, and its own copies of the canonicalizer and the bounds (each
-// keeps per-call scratch). Thread 0's also serves the serial parts (BFS, plan extraction).
+// keeps per-call scratch). Thread 0's also serves the serial parts (storing, plan extraction).
 struct alignas(64) Expander {
   explicit Expander(Packer p) : packer(std::move(p)) {}
 
@@ -672,6 +682,8 @@ struct alignas(64) Expander {
   // and where its bytes start in plain_data.
   std::vector<std::pair<int32_t, size_t>> plain_keys;
   std::vector<uint8_t> plain_data;
+  // BFS: the plain facts' bytes of the state being expanded's successors, one after another.
+  std::vector<uint8_t> plain_copies;
   std::vector<size_t> fresh;  // the children of the state being expanded that were evaluated
   // The state being expanded's successors (Searcher::expand's passes): whether each is a goal,
   // and their full states, one after another.
@@ -879,12 +891,14 @@ class Searcher {
                      (delays && x.delay->evaluate(x.words.data(), x.counters.data()) >
                                     projection_bound(x, x.words.data(), x.counters.data()));
     }
-    // A* on several threads: each further thread expands with copies of thread 0's parts
+    // On several threads: each further thread expands with copies of thread 0's parts
     // (the projections' tables are shared, not copied).
-    const int32_t threads = options.algorithm == Algorithm::kAstar ? options.threads : 1;
+    const int32_t threads = options.threads;
     for (int32_t k = 1; k < threads; ++k) expanders_.push_back(x.copy());
     if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads, 1);
-    batch_size_ = options.batch > 0 ? options.batch : threads > 1 ? kBatchPerThread * threads : 1;
+    const int32_t per_thread =
+        options.algorithm == Algorithm::kAstar ? kBatchPerThread : kBfsBatchPerThread;
+    batch_size_ = options.batch > 0 ? options.batch : threads > 1 ? per_thread * threads : 1;
   }
 
   SearchResult run() {
@@ -915,15 +929,22 @@ class Searcher {
     Outcome outcome;
     int32_t late;  // the deferred bound (kPendingFlag), or -1
     // Its successors: [first, end) of the children (and rows) of the expander that expanded
-    // it, whose keys from first_key on, and plain facts from first_plain on, are its local
-    // keys.
+    // it, whose keys in [first_key, end_key), and plain facts in [first_plain, end_plain),
+    // are its local keys.
     int32_t by;
-    size_t first, end, first_key, first_plain;
+    size_t first, end, first_key, end_key, first_plain, end_plain;
+    // BFS: its successors generated, and those pruned (counted when stored: none after a goal),
+    // and whether its last successor was dropped (expand_bfs()).
+    int64_t generated, pruned;
+    bool dropped_last;
   };
   // States expanded at once per thread, when several search: enough to keep the threads busy
   // between two synchronizations, few enough that a batch stays close to A*'s order (measured
   // with two threads: 64 states; 23 on average, from one (f, g) bucket only, gained nothing).
   static constexpr int32_t kBatchPerThread = 32;
+  // BFS's batches change nothing but the synchronizations (see bfs()): on asynchronous/9 with
+  // two threads, 32 to 256 per thread took the same time.
+  static constexpr int32_t kBfsBatchPerThread = 128;
 
   Expander& main() { return *expanders_[0]; }
 
@@ -986,10 +1007,14 @@ class Searcher {
   // A step reaches a stored state at its depth: its pruning keeps only what both steps
   // into it skip (search.h). `bits`: the step's mover bits. Returns whether that changed it.
   bool relax_mover(uint32_t id, uint8_t bits) {
-    const uint8_t have = info_[id].flags & kMoverMask;
-    if (have == 0 || have == bits || (info_[id].flags & kRestFlag)) return false;
+    if (!relaxes(id, bits)) return false;
     info_[id].flags &= static_cast<uint8_t>(~kMoverMask);
     return true;
+  }
+  // Whether relax_mover(id, bits) would change state id's pruning (only reads).
+  bool relaxes(uint32_t id, uint8_t bits) const {
+    const uint8_t have = info_[id].flags & kMoverMask;
+    return have != 0 && have != (bits & kMoverMask) && (info_[id].flags & kRestFlag) == 0;
   }
 
   // Whether storing one more state would exceed max_states (then the search stops).
@@ -1248,72 +1273,182 @@ class Searcher {
     }
   }
 
+  // BFS expands the states of a layer in batches (of one state on a single thread; see
+  // search.h, "Threads"): expand_bfs() generates and packs each state's successors (every
+  // thread, reading the search's tables and writing only its expander and the batch), then
+  // store_bfs() stores them (thread 0) in the batch's order. A successor lies one layer below
+  // the batch, so storing one state's successors changes nothing the others' expansions read:
+  // the search (its states, their order and the statistics) is the same on any number of
+  // threads.
   SearchStatus bfs(SearchResult& result) {
-    Expander& x = main();
-    const size_t width = x.packer.width(), plain = x.packer.plain_bytes();
-    for (uint32_t id = 0; id < store_->size(); ++id) {
-      const SearchStatus stop = check_limits();
-      if (stop != SearchStatus::kSolved) return stop;
-      if (info_[id].g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
-      x.packer.unpack(store_->at(id), x.words.data(), x.counters.data());
-      stats_.bound = info_[id].g;
-      ++stats_.expanded;
-      set_pruning(x, info_[id].flags & kMoverMask);
-      // In passes, as in A* (expand()): the first packs every successor but for the ids of
-      // its plain facts' parts, whose table slots it prefetches, the second looks those ids
-      // up and prefetches each row's visited-set slot, the third stores them in the order
-      // generated, so that the lookups' cache misses overlap (benchmarks/README.md,
-      // "Breadth-first search in passes"; it stores the same states). Successors after a
-      // goal are not generated: a goal is new (the search would have stopped at it), so
-      // storing stops there as before.
-      x.children.clear();
-      x.rows.clear();
-      x.plain_data.clear();
-      bool goal = false;
-      successors(x, [&](const int32_t* groundings, int32_t n, int status) {
-        if (goal) return;
-        ++x.generated;
-        if (status & kStatusPoolExhausted) {
-          ++x.pruned;
-          return;
+    for (uint32_t next = 0; next < store_->size();) {
+      const int32_t g = info_[next].g;
+      int32_t taken = 0;
+      while (taken < batch_size_ && next < store_->size() && info_[next].g == g) {
+        const SearchStatus stop = check_limits();
+        if (stop != SearchStatus::kSolved) return stop;
+        if (g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
+        if (static_cast<size_t>(taken) == batch_.size()) batch_.emplace_back();
+        Expansion& e = batch_[taken++];
+        e.id = next++;
+        e.g = g;
+        e.flags = info_[e.id].flags & kMoverMask;
+      }
+      for (auto& each : expanders_) each->clear_batch();
+      if (!pool_) {
+        for (int32_t i = 0; i < taken; ++i) expand_bfs(0, batch_[i], false);
+      } else {
+        std::atomic<int32_t> claimed{0};
+        pool_->run(static_cast<int64_t>(expanders_.size()), [&](int64_t k, int64_t) {
+          for (int32_t i; (i = claimed.fetch_add(1)) < taken;) {
+            expand_bfs(static_cast<int32_t>(k), batch_[i], true);
+          }
+        });
+      }
+      // The local keys are interned in the batch's order, then the new successors' visited-set
+      // slots fetched (as expand_bfs() does on one thread), then the successors stored.
+      if (pool_) {
+        for (int32_t i = 0; i < taken; ++i) prepare_store(batch_[i]);
+      }
+      for (int32_t i = 0; i < taken; ++i) {
+        const uint32_t goal = store_bfs(batch_[i]);
+        if (goal != kNone) {
+          extract(goal, result);
+          return SearchStatus::kSolved;
         }
-        x.children.push_back({0, kNone, -1, 0, canonical_child(x, groundings, n)});
-        x.rows.resize(x.rows.size() + width);
-        x.plain_data.resize(x.plain_data.size() + plain);
-        x.packer.pack_deferred(x.next_words.data(), x.next_counters.data(),
-                               x.rows.data() + x.rows.size() - width,
-                               x.plain_data.data() + x.plain_data.size() - plain);
-        goal = (status & kStatusGoal) != 0;
-        if (goal) x.children.back().flags |= kGoalFlag;
-      });
-      // The plain facts' ids, then each row's hash, whose visited-set slot is then fetched.
-      for (size_t k = 0; k < x.children.size(); ++k) {
-        uint8_t* row = x.rows.data() + k * width;
-        x.packer.finish_interning(x.plain_data.data() + k * plain, row);
+        if (full_) return SearchStatus::kStateLimit;
+      }
+    }
+    return SearchStatus::kUnsolvable;
+  }
+
+  // Generates and packs the successors of e's state into x, in passes as A* does (expand()):
+  // the first packs every successor but for the ids of its plain facts' parts, whose table
+  // slots it prefetches, the second looks those ids up and prefetches each row's visited-set
+  // slot, so that the lookups' cache misses overlap (benchmarks/README.md, "Breadth-first
+  // search in passes"). `shared`: other threads expand at the same time, so it interns
+  // nothing (what the tables lack gets a local key, as in expand()) and looks each complete
+  // row up in the visited set in a third pass; alone, it interns as it goes and leaves the
+  // lookups to store_bfs(). Successors after a goal are not generated: a goal is new (the
+  // search would have stopped at it), so storing stops there.
+  void expand_bfs(int32_t thread, Expansion& e, bool shared) const {
+    Expander& x = *expanders_[thread];
+    begin_expansion(x, e, thread);
+    e.generated = e.pruned = 0;
+    e.dropped_last = false;
+    x.packer.unpack(store_->at(e.id), x.words.data(), x.counters.data());
+    set_pruning(x, e.flags);
+    const size_t width = x.packer.width(), plain = x.packer.plain_bytes();
+    x.plain_copies.clear();
+    bool goal = false;
+    successors(x, [&](const int32_t* groundings, int32_t n, int status) {
+      if (goal) return;
+      ++e.generated;
+      if (status & kStatusPoolExhausted) {
+        ++e.pruned;
+        return;
+      }
+      x.children.push_back({0, kNone, -1, 0, canonical_child(x, groundings, n)});
+      x.rows.resize(x.rows.size() + width);
+      x.plain_copies.resize(x.plain_copies.size() + plain);
+      uint8_t* row = x.rows.data() + x.rows.size() - width;
+      if (x.packer.pack_deferred(x.next_words.data(), x.next_counters.data(), row,
+                                 x.plain_copies.data() + x.plain_copies.size() - plain, !shared)) {
+        x.packer.set_id(row, local_counters(x, e));
+      }
+      goal = (status & kStatusGoal) != 0;
+      if (goal) x.children.back().flags |= kGoalFlag;
+    });
+    e.end = x.children.size();
+    for (size_t k = e.first; k < e.end; ++k) {
+      uint8_t* row = x.rows.data() + k * width;
+      const uint8_t* copy = x.plain_copies.data() + (k - e.first) * plain;
+      const uint32_t missing = x.packer.finish_parts(copy, row, !shared);
+      for (int32_t part = 0; part < x.packer.parts(); ++part) {
+        if (missing & (Packer::kMissingPlain << part)) {
+          x.packer.set_part_id(row, part,
+                               local_plain(x, e, part, copy + x.packer.part_offset(part)));
+        }
+      }
+      if (x.packer.complete(row)) {  // else hashed once its local keys are replaced
         x.children[k].hash = store_->hash(row);
         store_->prefetch_slot(x.children[k].hash);
       }
-      uint32_t found = kNone;
-      for (size_t k = 0; k < x.children.size() && !full(); ++k) {
-        const Child& c = x.children[k];
-        const uint8_t bits = c.flags & kMoverMask;
-        const auto [child, fresh] = store_->insert(x.rows.data() + k * width, c.hash);
-        if (!fresh) {
-          // Another step into a state of the next layer (not expanded yet).
-          if (info_[child].g == info_[id].g + 1) relax_mover(child, bits);
-          continue;
-        }
-        parent_.push_back(id);
-        info_.push_back({static_cast<uint16_t>(info_[id].g + 1), StoredBound{}, bits});
-        if (c.flags & kGoalFlag) found = child;
-      }
-      if (found != kNone) {
-        extract(found, result);
-        return SearchStatus::kSolved;
-      }
-      if (full_) return SearchStatus::kStateLimit;
     }
-    return SearchStatus::kUnsolvable;
+    if (shared) {
+      // Successors stored before the batch whose storing would change nothing are dropped
+      // here, so that thread 0 reads fewer: a store would only keep the pruning that both
+      // steps into them skip (relax_mover), and that pruning can only shrink meanwhile.
+      // Storing still stops at the state limit where it would have: before a dropped last one.
+      size_t kept = e.first;
+      for (size_t k = e.first; k < e.end; ++k) {
+        uint8_t* row = x.rows.data() + k * width;
+        Child& c = x.children[k];
+        if (x.packer.complete(row)) c.found = store_->find(row, c.hash);
+        e.dropped_last =
+            c.found != kNone && (info_[c.found].g != e.g + 1 || !relaxes(c.found, c.flags));
+        if (e.dropped_last) continue;
+        if (kept != k) {
+          x.children[kept] = c;
+          std::memcpy(x.rows.data() + kept * width, row, width);
+        }
+        ++kept;
+      }
+      e.end = kept;
+      x.children.resize(kept);
+      x.rows.resize(kept * width);
+    }
+    end_expansion(x, e);
+  }
+
+  // Stores what expand_bfs() found for e (thread 0, in batch order) as BFS one state at a
+  // time stores it. Returns the goal among the new states, or kNone.
+  uint32_t store_bfs(const Expansion& e) {
+    stats_.bound = e.g;
+    ++stats_.expanded;
+    stats_.generated += e.generated;
+    stats_.pruned += e.pruned;
+    Expander& x = *expanders_[e.by];
+    const size_t width = x.packer.width();
+    uint32_t goal = kNone;
+    size_t k = e.first;
+    for (; k < e.end && !full(); ++k) {
+      const Child& c = x.children[k];
+      const uint8_t bits = c.flags & kMoverMask;
+      uint32_t child = c.found;
+      bool fresh = false;
+      if (child == kNone) {
+        std::tie(child, fresh) = store_->insert(x.rows.data() + k * width, c.hash);
+      }
+      if (!fresh) {
+        // Another step into a state of the next layer (not expanded yet).
+        if (info_[child].g == e.g + 1) relax_mover(child, bits);
+        continue;
+      }
+      parent_.push_back(e.id);
+      info_.push_back({static_cast<uint16_t>(e.g + 1), StoredBound{}, bits});
+      if (c.flags & kGoalFlag) goal = child;
+    }
+    // The one-thread search checks the limit before each successor, a dropped last one too.
+    if (k == e.end && e.dropped_last) full();
+    return goal;
+  }
+
+  // Interns the local keys of e's successors (expanded by several threads, in the batch's
+  // order) and puts the tables' ids in their rows, then fetches the visited-set slot of each
+  // not found yet.
+  void prepare_store(Expansion& e) {
+    intern_local_keys(e);
+    Expander& x = *expanders_[e.by];
+    const size_t width = x.packer.width();
+    for (size_t k = e.first; k < e.end; ++k) {
+      Child& c = x.children[k];
+      if (c.found != kNone) continue;
+      c.hash = with_table_ids(x.packer, x.rows.data() + k * width, c.hash);
+      store_->prefetch_slot(c.hash);
+    }
+    merged_ids_.clear();
+    merged_plain_ids_.clear();
   }
 
   // The projection bound in steps. In simultaneous mode its rows count actions, of which a
@@ -1439,10 +1574,7 @@ class Searcher {
   // writes only x and e.
   void expand(int32_t thread, Expansion& e, int32_t f) const {
     Expander& x = *expanders_[thread];
-    e.by = thread;
-    e.first = e.end = x.children.size();
-    e.first_key = x.keys.size();
-    e.first_plain = x.plain_keys.size();
+    begin_expansion(x, e, thread);
     e.late = -1;
     x.packer.unpack(store_->at(e.id), x.words.data(), x.counters.data());
     if (e.flags & kPendingFlag) {
@@ -1490,17 +1622,10 @@ class Searcher {
       x.rows.resize(at + width);
       uint8_t* row = x.rows.data() + at;
       const uint32_t missing = x.packer.pack(x.next_words.data(), x.next_counters.data(), row);
-      if (missing & Packer::kMissingCounters) {
-        // Counters the table lacks: their local key, the same for equal counters.
-        const auto mine = x.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
-        const auto local =
-            static_cast<uint32_t>(std::find(mine, x.keys.end(), x.packer.key()) - mine);
-        if (mine + local == x.keys.end()) x.keys.push_back(x.packer.key());
-        x.packer.set_id(row, kLocalKey + local);
-      }
+      if (missing & Packer::kMissingCounters) x.packer.set_id(row, local_counters(x, e));
       for (int32_t part = 0; part < x.packer.parts(); ++part) {
         if (missing & (Packer::kMissingPlain << part)) {
-          x.packer.set_part_id(row, part, local_plain(x, e, part));
+          x.packer.set_part_id(row, part, local_plain(x, e, part, x.packer.part(part)));
         }
       }
       child.hash = store_->hash(row);
@@ -1543,13 +1668,36 @@ class Searcher {
     x.fresh.clear();
     x.child_words.clear();
     x.child_counters.clear();
+    end_expansion(x, e);
   }
 
-  // The local key of part `part` of the plain facts x packed last, which its table lacks: the
-  // same for an equal part among e's successors.
-  static uint32_t local_plain(Expander& x, const Expansion& e, int32_t part) {
+  // Where e's successors and local keys begin among those of x, which expands it now; and
+  // where they end, once it has.
+  static void begin_expansion(const Expander& x, Expansion& e, int32_t thread) {
+    e.by = thread;
+    e.first = e.end = x.children.size();
+    e.first_key = x.keys.size();
+    e.first_plain = x.plain_keys.size();
+  }
+  static void end_expansion(const Expander& x, Expansion& e) {
+    e.end_key = x.keys.size();
+    e.end_plain = x.plain_keys.size();
+  }
+
+  // The local key of the counters x packed last, which the table lacks: the same for equal
+  // counters among e's successors.
+  static uint32_t local_counters(Expander& x, const Expansion& e) {
+    const auto mine = x.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
+    const auto local = static_cast<uint32_t>(std::find(mine, x.keys.end(), x.packer.key()) - mine);
+    if (mine + local == x.keys.end()) x.keys.push_back(x.packer.key());
+    return kLocalKey + local;
+  }
+
+  // The local key of `value`, part `part` of the plain facts of a successor x packed, which
+  // its table lacks: the same for an equal part among e's successors.
+  static uint32_t local_plain(Expander& x, const Expansion& e, int32_t part,
+                              const uint8_t* value) {
     const size_t bytes = x.packer.part_bytes(part);
-    const uint8_t* value = x.packer.part(part);
     for (size_t k = e.first_plain; k < x.plain_keys.size(); ++k) {
       const auto& [other, at] = x.plain_keys[k];
       if (other == part && std::memcmp(x.plain_data.data() + at, value, bytes) == 0) {
@@ -1585,16 +1733,7 @@ class Searcher {
     if (info.flags & kRestFlag) info.flags &= static_cast<uint8_t>(~(kMoverMask | kRestFlag));
     info.flags |= kExpandedFlag;
     Expander& x = *expanders_[e.by];
-    IntVec& ids = merged_ids_;
-    for (size_t k = e.first_key; k < x.keys.size(); ++k) {
-      ids.push_back(static_cast<int32_t>(table_.intern(x.keys[k])));
-    }
-    IntVec& plain_ids = merged_plain_ids_;
-    for (size_t k = e.first_plain; k < x.plain_keys.size(); ++k) {
-      const auto& [part, at] = x.plain_keys[k];
-      plain_ids.push_back(
-          static_cast<int32_t>(main().packer.intern_part(part, x.plain_data.data() + at)));
-    }
+    intern_local_keys(e);
     const size_t width = x.packer.width();
     const Packer& packer = x.packer;
     const auto child_g = static_cast<uint16_t>(e.g + 1);
@@ -1617,20 +1756,7 @@ class Searcher {
         id = child_ids_[child.sibling];
       } else if (id == kNone) {
         uint8_t* row = x.rows.data() + (e.first + k) * width;
-        uint64_t hash = child.hash;
-        if (!packer.complete(row)) {
-          const uint32_t config = packer.id(row);
-          if (config >= kLocalKey) {
-            packer.set_id(row, static_cast<uint32_t>(ids[config - kLocalKey]));
-          }
-          for (int32_t part = 0; part < packer.parts(); ++part) {
-            const uint32_t local = packer.part_id(row, part);
-            if (local >= kLocalKey) {
-              packer.set_part_id(row, part, static_cast<uint32_t>(plain_ids[local - kLocalKey]));
-            }
-          }
-          hash = store_->hash(row);
-        }
+        const uint64_t hash = with_table_ids(packer, row, child.hash);
         if (child_f <= most_f) {
           std::tie(id, fresh) = store_->insert(row, hash);
         } else if ((id = store_->find(row, hash)) == kNone) {
@@ -1677,9 +1803,40 @@ class Searcher {
       push_open(e.id, e.g, due);
       ++stats_.deferred;
     }
-    ids.clear();
-    plain_ids.clear();
+    merged_ids_.clear();
+    merged_plain_ids_.clear();
     return SearchStatus::kSolved;
+  }
+
+  // Interns e's local keys (what the tables lacked when it was expanded), in the order they
+  // were made: merged_ids_ and merged_plain_ids_ then hold the tables' id of each.
+  void intern_local_keys(const Expansion& e) {
+    const Expander& x = *expanders_[e.by];
+    for (size_t k = e.first_key; k < e.end_key; ++k) {
+      merged_ids_.push_back(static_cast<int32_t>(table_.intern(x.keys[k])));
+    }
+    for (size_t k = e.first_plain; k < e.end_plain; ++k) {
+      const auto& [part, at] = x.plain_keys[k];
+      merged_plain_ids_.push_back(
+          static_cast<int32_t>(main().packer.intern_part(part, x.plain_data.data() + at)));
+    }
+  }
+
+  // Replaces the local keys in a successor's row by the tables' ids (intern_local_keys() has
+  // run for its expansion); returns the row's hash, `hash` where it had none.
+  uint64_t with_table_ids(const Packer& packer, uint8_t* row, uint64_t hash) const {
+    if (packer.complete(row)) return hash;
+    const uint32_t config = packer.id(row);
+    if (config >= kLocalKey) {
+      packer.set_id(row, static_cast<uint32_t>(merged_ids_[config - kLocalKey]));
+    }
+    for (int32_t part = 0; part < packer.parts(); ++part) {
+      const uint32_t local = packer.part_id(row, part);
+      if (local >= kLocalKey) {
+        packer.set_part_id(row, part, static_cast<uint32_t>(merged_plain_ids_[local - kLocalKey]));
+      }
+    }
+    return store_->hash(row);
   }
 
   const Task& task_;

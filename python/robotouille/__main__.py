@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--threads",
         type=_positive_int,
         default=min(os.cpu_count() or 1, CLI_MAX_DEFAULT_THREADS),
-        help="threads that build the bound's tables and expand A*'s states (default: the "
+        help="threads that build the bound's tables and expand the search's states (default: the "
         "number of CPUs, at most "
         f"{CLI_MAX_DEFAULT_THREADS})",
     )

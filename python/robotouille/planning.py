@@ -1441,12 +1441,13 @@ def plan(
             terminal); a callable gets the :class:`SearchStats` so far; ``None`` (default)
             prints when stderr is a terminal; ``False`` reports nothing. An exception the
             callable raises stops the search and is raised from here.
-        threads: Threads that build the bound's tables and expand A*'s states (BFS uses one).
-            On two cores, 2 makes a search of tens of seconds 1.4-1.8 times as fast, and
-            building the tables of a multi-robot task up to 1.8 times (``benchmarks/README.md``;
-            more threads are supported, their speed-up not measured); the plan's length is the
-            same, its steps and the statistics may differ from one thread's. For many instances
-            at once, :func:`plan_many` gives each search its share of the threads.
+        threads: Threads that build the bound's tables and expand the search's states.
+            On two cores, 2 makes an A* search of tens of seconds 1.4-1.8 times as fast, a
+            breadth-first one about 1.5 times, and building the tables of a multi-robot task up
+            to 1.8 times (``benchmarks/README.md``; more threads are supported, their speed-up
+            not measured). A*'s plan has the same length, its steps and the statistics may
+            differ from one thread's; BFS's plan and statistics are the same. For many
+            instances at once, :func:`plan_many` gives each search its share of the threads.
         weight: For A*: above 1 (up to 64), weighted A* (f = g + weight h), whose plan is at
             most ``weight`` times the optimum, often found with far fewer states (for tasks
             too large to solve optimally; ``stats.bound`` then proves nothing and is 0). Taken

@@ -93,6 +93,13 @@
  * layer is exhausted before the next), so the plan is optimal; a batch changes the order within
  * a layer, so the plan found and the statistics may differ from those of a batch of one. New
  * counter values are interned when stored, so their ids too follow the batch order.
+ * BFS the same way: a batch holds states of one layer, in the order stored, every thread
+ * generates and packs the successors of some of them and probes the visited set (read-only),
+ * and thread 0 interns what the tables lacked and stores the successors in the batch's order.
+ * A successor lies one layer deeper than the batch, so storing changes nothing the batch's
+ * expansions read (a stored state's relocation pruning only relaxes), and the search, its plan
+ * and statistics are those of one thread whatever the threads and the batch size (only the
+ * memory may count the tables' entries of a batch's rest where the search stops in it).
  *
  * Partial expansion (A*, to save memory): most stored states are generated and never
  * expanded, since A* stops at the optimum's layer while a state's successors lie in layers up
@@ -163,9 +170,9 @@ struct SearchOptions {
   // most 64); above 1 the plan is not necessarily optimal.
   int32_t weight = 1;
   int32_t weight_denominator = 1;
-  int32_t threads = 1;           // A*: threads that expand states (see "Threads"); BFS: one
-  int32_t batch = 0;             // A*: states expanded at once; 0: 1 on one thread, else 32
-                                 // per thread
+  int32_t threads = 1;           // threads that expand states (see "Threads")
+  int32_t batch = 0;             // states expanded at once; 0: 1 on one thread, else 32 per
+                                 // thread (A*) or 128 (BFS)
   // A*: also the projection bound (projection.h), built from the start state; the heuristic
   // is then the max of it and the bounds above.
   std::shared_ptr<const ProjectionSpec> projections;
