@@ -1,4 +1,4 @@
-"""Side by side of A* on one thread and on several: seconds to solve, as ratios.
+"""Side by side of A* (or BFS) on one thread and on several: seconds to solve, as ratios.
 
 Solves each instance with ``robotouille.plan(env, threads=1)`` and with ``threads=N``, one
 search at a time, in interleaved rounds (the order of the two alternates between rounds), and
@@ -12,11 +12,16 @@ Usage (from the repository root)::
     python benchmarks/threads_report.py [--threads 2] [--rounds 2] [--time-limit 600]
         [INSTANCE ...]
     python benchmarks/threads_report.py --construction [--threads 2] [--rounds 2] [INSTANCE ...]
+    python benchmarks/threads_report.py --bfs MAX_STATES [--threads 2] [--rounds 3] [INSTANCE ...]
 
 With ``--construction`` it times building the bound's tables in C++ alone (the projections, with
 no time limit, so both sides keep the same rows; the Python tables are built once before), as
 the seconds of a search stopped after its first state, and checks that both sides build the
 same number of abstract states and the same start bound.
+
+With ``--bfs`` it runs breadth-first search instead, up to MAX_STATES stored states (or the
+plan), on the original asynchronous/9 unless told, and checks that both sides make the same
+search (length or bound, states expanded, generated and stored).
 
 INSTANCE is an original file, a path under the original examples folder without its name's
 tail (``asynchronous/8``), or a bundled dataset instance, ``DATASET/TASK:SEED`` with TASK's
@@ -88,6 +93,36 @@ def solve(name: str, threads: int, time_limit: float) -> tuple[str, float, int]:
         return bound, time.perf_counter() - started, stopped.stats.expanded
 
 
+def breadth_first(name: str, threads: int, max_states: int) -> tuple[tuple[Any, ...], float]:
+    """(what both sides must agree on, seconds of the search) of one BFS."""
+    env = load(name)
+    try:
+        plan = robotouille.plan(env, "bfs", max_states=max_states, threads=threads, progress=False)
+        outcome, stats = str(plan.length), plan.stats
+    except SearchLimitError as stopped:
+        outcome, stats = f">= {stopped.stats.bound}", stopped.stats
+    return (outcome, stats.expanded, stats.generated, stats.stored), stats.seconds
+
+
+def bfs_table(instances: list[str], n: int, rounds: int, max_states: int) -> None:
+    """Prints the side by side of BFS on 1 thread and on n."""
+    print(f"BFS on 1 thread and on {n}, one search at a time, up to {max_states:,} states\n")
+    print(f"| instance | round | length | expanded | 1 thread: s | {n} threads | speed-up |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for round_number in range(1, rounds + 1):
+        for name in instances:
+            order = (1, n) if round_number % 2 else (n, 1)
+            runs = {threads: breadth_first(name, threads, max_states) for threads in order}
+            (search, one), (search_n, many) = runs[1], runs[n]
+            if search != search_n:
+                raise SystemExit(f"{name}: {search} on one thread, {search_n} on {n}")
+            print(
+                f"| {name} | {round_number} | {search[0]} | {search[1]:,} | {one:.2f} "
+                f"| {many:.2f} | {one / many:.2f}x |",
+                flush=True,
+            )
+
+
 def construct(env: Env, tables: tuple[Any, Any], threads: int) -> tuple[int, int, float]:
     """(abstract states, start bound, seconds) of building the projections on `threads`."""
     stats = _start_stats(env, *tables, threads=threads)
@@ -130,8 +165,14 @@ def main() -> None:
     parser.add_argument(
         "--construction", action="store_true", help="time building the bound's tables only"
     )
+    parser.add_argument(
+        "--bfs", type=int, metavar="MAX_STATES", help="time BFS up to this many stored states"
+    )
     args = parser.parse_args()
     n = args.threads
+    if args.bfs:
+        bfs_table(args.instances or ["asynchronous/9"], n, args.rounds, args.bfs)
+        return
     if args.construction:
         construction_table(args.instances or CONSTRUCTION_INSTANCES, n, args.rounds)
         return
