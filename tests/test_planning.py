@@ -983,6 +983,36 @@ def test_bfs_on_several_threads_stops_at_the_state_limit_as_one_does() -> None:
         assert _bfs(env, max_states=limit, threads=2, batch=3) == alone, limit
 
 
+@pytest.mark.parametrize(
+    ("dataset", "task", "every_limit"),
+    [("synchronous", "2", True), ("multi_agent", "4", False), ("asynchronous", "7", False)],
+)
+def test_astar_on_several_threads_is_the_search_of_one_with_its_batch(
+    monkeypatch: Any, dataset: str, task: str, every_limit: bool
+) -> None:
+    """A* expands a batch of states on every thread and stores their successors in the batch's
+    order (search.h, "Threads"): the same search as one thread expanding the same batches,
+    also where it stops at a state limit (every limit, on the small instance)."""
+    real = _core.search
+    monkeypatch.setattr(_core, "search", lambda *a, **k: real(*a, **{**k, "batch": 8}))
+    (inst,) = datasets.load(dataset, seeds=[42], tasks=[task])
+    env = inst.load()
+
+    def search(**options: Any) -> tuple[int, list[str], tuple[int, ...]]:
+        try:
+            plan = robotouille.plan(env, progress=False, **options)
+            length, actions, stats = plan.length, plan.actions, plan.stats
+        except SearchLimitError as stopped:
+            length, actions, stats = -1, [], stopped.stats
+        return length, actions, (stats.expanded, stats.generated, stats.stored, stats.bound)
+
+    alone = search(threads=1)
+    assert alone[0] > 0 and alone[2][0] > 10
+    assert search(threads=2) == alone
+    for limit in range(1, alone[2][2] + 1) if every_limit else ():
+        assert search(threads=2, max_states=limit) == search(threads=1, max_states=limit), limit
+
+
 @pytest.mark.parametrize("threads", [0, -1, True, 1.5])
 def test_threads_must_be_a_positive_integer(threads: Any) -> None:
     env = robotouille.load("cheese_sandwich")
