@@ -1547,7 +1547,7 @@ def plan_many(
     Args:
         envs: The environments, each planned from its current state.
         threads: Worker threads (default: the number of CPUs). With fewer instances than
-            threads, each A* search gets its share of them (see :func:`plan`'s ``threads``).
+            threads, each search gets its share of them (see :func:`plan`'s ``threads``).
         algorithm: As in :func:`plan`.
         heuristic: As in :func:`plan`.
         max_states: As in :func:`plan`, per search.
