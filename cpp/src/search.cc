@@ -1294,17 +1294,8 @@ class Searcher {
         e.g = g;
         e.flags = info_[e.id].flags & kMoverMask;
       }
-      for (auto& each : expanders_) each->clear_batch();
-      if (!pool_) {
-        for (int32_t i = 0; i < taken; ++i) expand_bfs(0, batch_[i], false);
-      } else {
-        std::atomic<int32_t> claimed{0};
-        pool_->run(static_cast<int64_t>(expanders_.size()), [&](int64_t k, int64_t) {
-          for (int32_t i; (i = claimed.fetch_add(1)) < taken;) {
-            expand_bfs(static_cast<int32_t>(k), batch_[i], true);
-          }
-        });
-      }
+      const bool shared = pool_ != nullptr;
+      expand_batch(taken, [&](int32_t thread, Expansion& e) { expand_bfs(thread, e, shared); });
       // The local keys are interned in the batch's order, then the new successors' visited-set
       // slots fetched (as expand_bfs() does on one thread), then the successors stored.
       if (pool_) {
@@ -1320,6 +1311,23 @@ class Searcher {
       }
     }
     return SearchStatus::kUnsolvable;
+  }
+
+  // Expands the batch's first `taken` states with expand_one(thread, expansion): on every
+  // thread, each taking the next state not taken yet, or on thread 0 alone for one state.
+  template <typename ExpandOne>
+  void expand_batch(int32_t taken, ExpandOne&& expand_one) {
+    for (auto& each : expanders_) each->clear_batch();
+    if (taken == 1 || !pool_) {
+      for (int32_t i = 0; i < taken; ++i) expand_one(0, batch_[i]);
+      return;
+    }
+    std::atomic<int32_t> next{0};
+    pool_->run(static_cast<int64_t>(expanders_.size()), [&](int64_t k, int64_t) {
+      for (int32_t i; (i = next.fetch_add(1)) < taken;) {
+        expand_one(static_cast<int32_t>(k), batch_[i]);
+      }
+    });
   }
 
   // Generates and packs the successors of e's state into x, in passes as A* does (expand()):
@@ -1549,17 +1557,7 @@ class Searcher {
           e.flags = info.flags;
         }
         if (taken == 0) break;
-        for (auto& each : expanders_) each->clear_batch();
-        if (taken == 1 || !pool_) {
-          for (int32_t i = 0; i < taken; ++i) expand(0, batch_[i], f);
-        } else {
-          std::atomic<int32_t> next{0};
-          pool_->run(static_cast<int64_t>(expanders_.size()), [&](int64_t k, int64_t) {
-            for (int32_t i; (i = next.fetch_add(1)) < taken;) {
-              expand(static_cast<int32_t>(k), batch_[i], f);
-            }
-          });
-        }
+        expand_batch(taken, [&](int32_t thread, Expansion& e) { expand(thread, e, f); });
         for (int32_t i = 0; i < taken; ++i) {
           const SearchStatus status = merge(batch_[i], f);
           if (status != SearchStatus::kSolved) return status;
