@@ -286,10 +286,12 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
     except OverflowError:
         expected = -1  # too big for the Python BFS: BFS and A* must still agree
     results = {}
-    # Symmetry reduction is on by default; one BFS runs without it. One A* runs on two threads,
-    # one with partial expansion from its start (search.h, "Partial expansion").
+    bfs_searches = {}  # BFS with symmetry on 1 and 2 threads: the same search
+    # Symmetry reduction is on by default; one BFS runs without it. One BFS and one A* run on
+    # two threads, one A* with partial expansion from its start (search.h, "Partial expansion").
     for algorithm, h, sym, threads, partial in (
         ("bfs", "lmcut", True, 1, False),
+        ("bfs", "lmcut", True, 2, False),
         ("bfs", "lmcut", False, 1, False),
         ("astar", "lmcut", True, 1, False),
         ("astar", "time", True, 1, False),
@@ -318,6 +320,9 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
             assert expected == -1
             return
         results[algorithm, h, sym, threads] = plan.length
+        if algorithm == "bfs" and sym:
+            stats = plan.stats
+            bfs_searches[threads] = (plan.actions, stats.expanded, stats.generated, stats.stored)
         assert plan.stats.initial_h <= plan.length
         state = env.get_state()
         # Random domains may give two actions one text. The relaxed bound is checked at every
@@ -329,6 +334,8 @@ def test_search_matches_a_plain_python_bfs_on_random_small_problems(
     assert len(lengths) == 1, results
     if expected != -1:
         assert lengths == {expected}, (results, expected)
+    if len(bfs_searches) == 2:
+        assert bfs_searches[1] == bfs_searches[2]
 
 
 def _pred(name: str, *types: str) -> dict[str, Any]:
