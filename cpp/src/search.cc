@@ -312,23 +312,13 @@ class Packer {
   // the tables have no id for yet (kMissingCounters, kMissingPlain << k; 0: none), with kNone
   // in that id's place: key() and part(k) then hold what it would be the id of.
   uint32_t pack(const uint64_t* words, const int32_t* counters, uint8_t* out) {
-    pack_facts(words, out);
-    uint32_t missing = 0;
-    const uint32_t id = counters_id(counters, false);
-    set_id(out, id);
-    if (id == kNone) missing |= kMissingCounters;
-    for (int32_t k = 0; k < parts(); ++k) {
-      const uint32_t part_id = find_part(k, part(k));
-      set_part_id(out, k, part_id);
-      if (part_id == kNone) missing |= kMissingPlain << k;
-    }
-    return missing;
+    const uint32_t missing = pack_with_counters(words, counters, out, false);
+    return missing | finish_parts(plain(), out, false);  // (after: it reads the packed facts)
   }
 
   // As pack(), interning what the tables lack (only while no other thread packs).
   void pack_interning(const uint64_t* words, const int32_t* counters, uint8_t* out) {
-    pack_facts(words, out);
-    set_id(out, counters_id(counters, true));
+    pack_with_counters(words, counters, out, true);
     finish_parts(plain(), out, true);
   }
 
@@ -342,10 +332,7 @@ class Packer {
   size_t plain_bytes() const { return static_cast<size_t>(plain_bytes_); }
   uint32_t pack_deferred(const uint64_t* words, const int32_t* counters, uint8_t* out,
                          uint8_t* plain_copy, bool intern) {
-    pack_facts(words, out);
-    const uint32_t id = counters_id(counters, intern);
-    set_id(out, id);
-    const uint32_t missing = id == kNone ? kMissingCounters : 0;
+    const uint32_t missing = pack_with_counters(words, counters, out, intern);
     if (parts_.empty()) return missing;
     std::memcpy(plain_copy, plain(), plain_bytes());
     for (const PlainPart& p : parts_) {
@@ -440,6 +427,16 @@ class Packer {
     std::vector<std::pair<int32_t, uint64_t>> masks;  // (word, the set's bits in it)
     int32_t offset = 0, bits = 0;                     // where its field lies, and its width
   };
+
+  // Packs the facts and the counters' id (see counters_id) into `out`; returns
+  // kMissingCounters where the table lacks them, else 0.
+  uint32_t pack_with_counters(const uint64_t* words, const int32_t* counters, uint8_t* out,
+                              bool intern) {
+    pack_facts(words, out);
+    const uint32_t id = counters_id(counters, intern);
+    set_id(out, id);
+    return id == kNone ? kMissingCounters : 0;
+  }
 
   // The counters' id, interned where `intern`, else kNone where the table lacks it (key()
   // then holds their key). A state's successors mostly share their counters (one timer pass
