@@ -91,6 +91,13 @@ class BlockArray {
     std::copy(entry, entry + width_, at(size_++));
   }
   void push_back(T value) { append(&value); }  // width 1
+  // Allocates the blocks for `entries` entries in all now: appends up to there then allocate
+  // nothing, so at() may run on other threads meanwhile (for entries stored before).
+  void reserve(size_t entries) {
+    while (blocks_.size() << kShift < entries) {
+      blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlockEntries * width_));
+    }
+  }
 
   size_t size() const { return size_; }
   int64_t bytes() const {
@@ -107,7 +114,8 @@ class BlockArray {
 };
 
 // Stored states: fixed-width rows plus a CompactIdIndex of them (the visited set). find() only
-// reads, so several threads may call it at once while nobody inserts.
+// reads, so several threads may call it at once while nobody inserts, or while one thread
+// inserts into the room reserve() made, with set_visible() hiding what it inserts meanwhile.
 class StateStore {
  public:
   // `slots`: the visited set's first capacity (it grows as rows are added).
@@ -124,10 +132,22 @@ class StateStore {
     if (id != CompactIdIndex::kNotFound) __builtin_prefetch(at(id));
   }
 
-  // The row's id, or kNone.
+  // The row's id, or kNone (also where its id is not below the visible limit).
   uint32_t find(const uint8_t* row, uint64_t hash) const {
-    return index_.find(hash, [&](uint32_t id) { return std::memcmp(at(id), row, width_) == 0; });
+    return index_.find(hash, [&](uint32_t id) {
+      return id < visible_ && std::memcmp(at(id), row, width_) == 0;
+    });
   }
+
+  // Makes room for `rows` rows in all: until then, inserting neither grows the visited set nor
+  // allocates a block of rows.
+  void reserve(size_t rows) {
+    index_.reserve(rows, [&](uint32_t id) { return hash_bytes(at(id), width_); });
+    rows_.reserve(rows);
+  }
+  // find() reports only ids below `limit` (kNone: every id). Set while other threads find and
+  // one inserts, to rows stored before: an id inserted meanwhile may precede its row.
+  void set_visible(uint32_t limit) { visible_ = limit; }
 
   // Returns (id, inserted); `hash` is hash(row).
   std::pair<uint32_t, bool> insert(const uint8_t* row, uint64_t hash) {
@@ -150,12 +170,14 @@ class StateStore {
   size_t width_;
   BlockArray<uint8_t> rows_;
   CompactIdIndex index_;
+  uint32_t visible_ = kNone;
 };
 
 // The interned counters of the packed states (see search.h): every distinct value of what a
 // packed state keeps of the counters (player, active list, the listed templates' node words,
 // ranks) gets a dense id. find() only reads, so the threads of a search call it at once;
-// intern() runs while they wait (see Searcher::merge).
+// intern() runs while they wait (see Searcher::merge), or, as for StateStore, into the room
+// reserve() made while set_visible() hides the keys interned meanwhile (Searcher::bfs).
 class CounterTable {
  public:
   CounterTable(const Task& task, bool keep_player) : task_(task), keep_player_(keep_player) {}
@@ -181,10 +203,20 @@ class CounterTable {
         hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size() * 4));
   }
 
-  // The key's id, or kNone when it was never interned.
+  // The key's id, or kNone when it was never interned (or its id is not below the visible
+  // limit).
   uint32_t find(const IntVec& key) const {
-    return ids_.find(hash(key), [&](uint32_t c) { return keys_[c] == key; });
+    return ids_.find(hash(key), [&](uint32_t c) { return c < visible_ && keys_[c] == key; });
   }
+
+  // Makes room for `keys` keys in all (as StateStore::reserve), the key list's growing
+  // geometrically.
+  void reserve(size_t keys) {
+    ids_.reserve(keys);
+    if (keys > keys_.capacity()) keys_.reserve(std::max(keys, 2 * keys_.capacity()));
+  }
+  void set_visible(uint32_t limit) { visible_ = limit; }  // as StateStore::set_visible
+  size_t size() const { return keys_.size(); }
 
   uint32_t intern(const IntVec& key) {
     const auto [id, fresh] =
@@ -225,6 +257,7 @@ class CounterTable {
   bool keep_player_;
   IdIndex ids_;
   std::vector<IntVec> keys_;
+  uint32_t visible_ = kNone;
 };
 
 // Packs (words, counters) into fixed-width byte strings and back (see search.h): the bytes of
@@ -366,6 +399,17 @@ class Packer {
   size_t part_bytes(int32_t k) const { return static_cast<size_t>(parts_[k].bytes); }
   uint32_t intern_part(int32_t k, const uint8_t* bytes) {
     return parts_[k].table->insert(bytes).first;
+  }
+  // Makes room in each table of plain facts for `more` values (StateStore::reserve), and
+  // hides from find() the values interned from now on, or (`hide` false) shows them again
+  // (StateStore::set_visible).
+  void reserve_parts(size_t more) const {
+    for (const PlainPart& p : parts_) p.table->reserve(p.table->size() + more);
+  }
+  void hide_new_parts(bool hide) const {
+    for (const PlainPart& p : parts_) {
+      p.table->set_visible(hide ? static_cast<uint32_t>(p.table->size()) : kNone);
+    }
   }
   // Memory of the tables of plain facts (the counters' table is the caller's).
   int64_t table_bytes() const {
@@ -645,6 +689,25 @@ struct Child {
   uint8_t flags;    // kGoalFlag, kPendingFlag and the mover bits of the step into it
 };
 
+// What one thread found in a batch (see Searcher::Expansion): the successors, their rows, and
+// the local keys in them. In BFS, the successors of the state being expanded.
+struct Found {
+  std::vector<Child> children;
+  std::vector<uint8_t> rows;  // the children's packed rows, one after another
+  std::vector<IntVec> keys;   // counters the table did not have (local keys, see Packer)
+  // Parts of plain facts their tables did not have (local keys, see Packer): per key its part
+  // and where its bytes start in plain_data.
+  std::vector<std::pair<int32_t, size_t>> plain_keys;
+  std::vector<uint8_t> plain_data;
+  void clear() {
+    children.clear();
+    rows.clear();
+    keys.clear();
+    plain_keys.clear();
+    plain_data.clear();
+  }
+};
+
 // What one thread of a search needs to expand states: the state being expanded and its
 // successor, packing scratch, and its own copies of the canonicalizer and the bounds (each
 // keeps per-call scratch). Thread 0's also serves the serial parts (storing, plan extraction).
@@ -670,15 +733,7 @@ struct alignas(64) Expander {
   bool one_per_orbit = true;
   IntVec representative;
   int64_t generated = 0, pruned = 0;
-  // What this thread found in the current batch (see Searcher::Expansion); in BFS, the
-  // successors of the state being expanded.
-  std::vector<Child> children;
-  std::vector<uint8_t> rows;  // the children's packed rows, one after another
-  std::vector<IntVec> keys;   // counters the table did not have (local keys, see Packer)
-  // Parts of plain facts their tables did not have (local keys, see Packer): per key its part
-  // and where its bytes start in plain_data.
-  std::vector<std::pair<int32_t, size_t>> plain_keys;
-  std::vector<uint8_t> plain_data;
+  Found found;  // in the current batch
   // BFS: the plain facts' bytes of the state being expanded's successors, one after another.
   std::vector<uint8_t> plain_copies;
   std::vector<size_t> fresh;  // the children of the state being expanded that were evaluated
@@ -687,14 +742,6 @@ struct alignas(64) Expander {
   std::vector<uint8_t> goal;
   std::vector<uint64_t> child_words;
   std::vector<int32_t> child_counters;
-  void clear_batch() {
-    children.clear();
-    rows.clear();
-    keys.clear();
-    plain_keys.clear();
-    plain_data.clear();
-  }
-
   // An expander for another thread: its own scratch, and copies of the canonicalizer and the
   // bounds (the projections' tables shared, not copied).
   std::unique_ptr<Expander> copy() const {
@@ -1003,15 +1050,18 @@ class Searcher {
 
   // A step reaches a stored state at its depth: its pruning keeps only what both steps
   // into it skip (search.h). `bits`: the step's mover bits. Returns whether that changed it.
+  // The flags are read and written whole: BFS's threads read them while thread 0 stores.
   bool relax_mover(uint32_t id, uint8_t bits) {
     if (!relaxes(id, bits)) return false;
-    info_[id].flags &= static_cast<uint8_t>(~kMoverMask);
+    uint8_t& flags = info_.at(id)->flags;
+    store_slot(flags, static_cast<uint8_t>(flags & ~kMoverMask));
     return true;
   }
   // Whether relax_mover(id, bits) would change state id's pruning (only reads).
   bool relaxes(uint32_t id, uint8_t bits) const {
-    const uint8_t have = info_[id].flags & kMoverMask;
-    return have != 0 && have != (bits & kMoverMask) && (info_[id].flags & kRestFlag) == 0;
+    const uint8_t flags = load_slot(info_.at(id)->flags);
+    const uint8_t have = flags & kMoverMask;
+    return have != 0 && have != (bits & kMoverMask) && (flags & kRestFlag) == 0;
   }
 
   // Whether storing one more state would exceed max_states (then the search stops).
@@ -1276,45 +1326,125 @@ class Searcher {
   // store_bfs() stores them (thread 0) in the batch's order. A successor lies one layer below
   // the batch, so storing one state's successors changes nothing the others' expansions read:
   // the search (its states, their order and the statistics) is the same on any number of
-  // threads.
+  // threads. On several, thread 0 stores a batch while the others expand the next one of the
+  // same layer, and then joins them (store_and_expand()).
   SearchStatus bfs(SearchResult& result) {
-    for (uint32_t next = 0; next < store_->size();) {
-      const int32_t g = info_[next].g;
+    int32_t held = 0;  // the states of held_batch_: expanded, their successors not stored yet
+    for (uint32_t next = 0;;) {
+      // The next states of the layer being expanded (while a batch is held, not past the
+      // layer's end: the next layer is not all stored yet).
       int32_t taken = 0;
-      while (taken < batch_size_ && next < store_->size() && info_[next].g == g) {
-        const SearchStatus stop = check_limits();
-        if (stop != SearchStatus::kSolved) return stop;
-        if (g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
-        if (static_cast<size_t>(taken) == batch_.size()) batch_.emplace_back();
-        Expansion& e = batch_[taken++];
-        e.id = next++;
-        e.g = g;
-        e.flags = info_[e.id].flags & kMoverMask;
-      }
-      const bool shared = pool_ != nullptr;
-      expand_batch(taken, [&](int32_t thread, Expansion& e) { expand_bfs(thread, e, shared); });
-      // The local keys are interned in the batch's order, then the new successors' visited-set
-      // slots fetched (as expand_bfs() does on one thread), then the successors stored.
-      if (pool_) {
-        for (int32_t i = 0; i < taken; ++i) prepare_store(batch_[i]);
-      }
-      for (int32_t i = 0; i < taken; ++i) {
-        const uint32_t goal = store_bfs(batch_[i]);
-        if (goal != kNone) {
-          extract(goal, result);
-          return SearchStatus::kSolved;
+      if (next < store_->size() && (held == 0 || info_.at(next)->g == held_batch_[0].g)) {
+        const int32_t g = info_.at(next)->g;
+        while (taken < batch_size_ && next < store_->size() && info_.at(next)->g == g) {
+          const SearchStatus stop = check_limits();
+          if (stop != SearchStatus::kSolved) return stop;
+          if (g >= kMaxSearchDepth) return SearchStatus::kDepthLimit;
+          if (static_cast<size_t>(taken) == batch_.size()) batch_.emplace_back();
+          Expansion& e = batch_[taken++];
+          e.id = next++;
+          e.g = g;
+          e.flags = info_.at(e.id)->flags & kMoverMask;
         }
-        if (full_) return SearchStatus::kStateLimit;
       }
+      if (taken == 0 && held == 0) return SearchStatus::kUnsolvable;
+      uint32_t goal = kNone;
+      if (pool_) {
+        goal = store_and_expand(held, taken);
+        std::swap(batch_, held_batch_);
+        held = taken;
+      } else {
+        expand_batch(taken, [&](int32_t, Expansion& e) { expand_bfs(0, e, false); });
+        hold_found();
+        goal = store_batch(batch_, taken);
+      }
+      if (goal != kNone) {
+        extract(goal, result);
+        return SearchStatus::kSolved;
+      }
+      if (full_) return SearchStatus::kStateLimit;
     }
-    return SearchStatus::kUnsolvable;
+  }
+
+  // On several threads: thread 0 stores the successors of held_batch_'s first `held` states
+  // while the others expand batch_'s first `taken`, and joins them once it is done. The tables
+  // first get room for all it may add, so that none grows while the others read it, and what
+  // it adds is hidden from their lookups: they leave those successors to the store, as they do
+  // any state not stored yet (the search stays the one-thread search). Returns the goal among
+  // the new states, or kNone (full_: the state limit stopped the store).
+  uint32_t store_and_expand(int32_t held, int32_t taken) {
+    const auto expand = [&](int32_t thread, Expansion& e) { expand_bfs(thread, e, true); };
+    if (held == 0) {
+      expand_batch(taken, expand);
+      return kNone;
+    }
+    hold_found();
+    if (taken == 0) return store_batch(held_batch_, held);
+    size_t children = 0, keys = 0, plain = 0;
+    for (int32_t i = 0; i < held; ++i) {
+      const Expansion& e = held_batch_[i];
+      children += e.end - e.first;
+      keys += e.end_key - e.first_key;
+      plain += e.end_plain - e.first_plain;
+    }
+    store_->reserve(store_->size() + children);
+    info_.reserve(info_.size() + children);
+    table_.reserve(table_.size() + keys);
+    const Packer& packer = main().packer;
+    packer.reserve_parts(plain);
+    store_->set_visible(static_cast<uint32_t>(store_->size()));
+    table_.set_visible(static_cast<uint32_t>(table_.size()));
+    packer.hide_new_parts(true);
+    uint32_t goal = kNone;
+    std::atomic<int32_t> next{0};
+    std::atomic<bool> stop{false};
+    pool_->run(static_cast<int64_t>(expanders_.size()), [&](int64_t k, int64_t) {
+      const auto thread = static_cast<int32_t>(k);
+      if (thread == 0) {
+        goal = store_batch(held_batch_, held);
+        // The batch being expanded is not needed past a goal or the state limit.
+        if (goal != kNone || full_) stop.store(true, std::memory_order_relaxed);
+      }
+      for (int32_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < taken;) {
+        expand(thread, batch_[i]);
+      }
+    });
+    store_->set_visible(kNone);
+    table_.set_visible(kNone);
+    packer.hide_new_parts(false);
+    return goal;
+  }
+
+  // Moves what each thread found in the batch it expanded to held_, for storing, and leaves
+  // the threads' lists empty for the next batch.
+  void hold_found() {
+    held_.resize(expanders_.size());
+    for (size_t t = 0; t < expanders_.size(); ++t) {
+      std::swap(expanders_[t]->found, held_[t]);
+      expanders_[t]->found.clear();
+    }
+  }
+
+  // Stores the successors of batch[0, n) (what held_ holds) in the batch's order: on several
+  // threads, with the local keys interned and the new rows' slots fetched first, as
+  // expand_bfs() does on one. Returns the goal among the new states, or kNone (also where the
+  // state limit stopped it: full_).
+  uint32_t store_batch(std::vector<Expansion>& batch, int32_t n) {
+    if (pool_) {
+      for (int32_t i = 0; i < n; ++i) prepare_store(batch[i], held_[batch[i].by]);
+    }
+    for (int32_t i = 0; i < n; ++i) {
+      const uint32_t goal = store_bfs(batch[i], held_[batch[i].by]);
+      if (goal != kNone || full_) return goal;
+    }
+    return kNone;
   }
 
   // Expands the batch's first `taken` states with expand_one(thread, expansion): on every
   // thread, each taking the next state not taken yet, or on thread 0 alone for one state.
   template <typename ExpandOne>
   void expand_batch(int32_t taken, ExpandOne&& expand_one) {
-    for (auto& each : expanders_) each->clear_batch();
+    for (auto& each : expanders_) each->found.clear();
     if (taken == 1 || !pool_) {
       for (int32_t i = 0; i < taken; ++i) expand_one(0, batch_[i]);
       return;
@@ -1353,20 +1483,20 @@ class Searcher {
         ++e.pruned;
         return;
       }
-      x.children.push_back({0, kNone, -1, 0, canonical_child(x, groundings, n)});
-      x.rows.resize(x.rows.size() + width);
+      x.found.children.push_back({0, kNone, -1, 0, canonical_child(x, groundings, n)});
+      x.found.rows.resize(x.found.rows.size() + width);
       x.plain_copies.resize(x.plain_copies.size() + plain);
-      uint8_t* row = x.rows.data() + x.rows.size() - width;
+      uint8_t* row = x.found.rows.data() + x.found.rows.size() - width;
       if (x.packer.pack_deferred(x.next_words.data(), x.next_counters.data(), row,
                                  x.plain_copies.data() + x.plain_copies.size() - plain, !shared)) {
         x.packer.set_id(row, local_counters(x, e));
       }
       goal = (status & kStatusGoal) != 0;
-      if (goal) x.children.back().flags |= kGoalFlag;
+      if (goal) x.found.children.back().flags |= kGoalFlag;
     });
-    e.end = x.children.size();
+    e.end = x.found.children.size();
     for (size_t k = e.first; k < e.end; ++k) {
-      uint8_t* row = x.rows.data() + k * width;
+      uint8_t* row = x.found.rows.data() + k * width;
       const uint8_t* copy = x.plain_copies.data() + (k - e.first) * plain;
       const uint32_t missing = x.packer.finish_parts(copy, row, !shared);
       for (int32_t part = 0; part < x.packer.parts(); ++part) {
@@ -1376,54 +1506,55 @@ class Searcher {
         }
       }
       if (x.packer.complete(row)) {  // else hashed once its local keys are replaced
-        x.children[k].hash = store_->hash(row);
-        store_->prefetch_slot(x.children[k].hash);
+        x.found.children[k].hash = store_->hash(row);
+        store_->prefetch_slot(x.found.children[k].hash);
       }
     }
     if (shared) {
-      // Successors stored before the batch whose storing would change nothing are dropped
-      // here, so that thread 0 reads fewer: a store would only keep the pruning that both
-      // steps into them skip (relax_mover), and that pruning can only shrink meanwhile.
-      // Storing still stops at the state limit where it would have: before a dropped last one.
+      // Successors stored already (the visited set shows none that thread 0 stores meanwhile)
+      // whose storing would change nothing are dropped here, so that thread 0 reads fewer: a
+      // store would only keep the pruning that both steps into them skip (relax_mover), and
+      // that pruning can only shrink meanwhile. Storing still stops at the state limit where
+      // it would have: before a dropped last one.
       size_t kept = e.first;
       for (size_t k = e.first; k < e.end; ++k) {
-        uint8_t* row = x.rows.data() + k * width;
-        Child& c = x.children[k];
+        uint8_t* row = x.found.rows.data() + k * width;
+        Child& c = x.found.children[k];
         if (x.packer.complete(row)) c.found = store_->find(row, c.hash);
         e.dropped_last =
-            c.found != kNone && (info_[c.found].g != e.g + 1 || !relaxes(c.found, c.flags));
+            c.found != kNone && (info_.at(c.found)->g != e.g + 1 || !relaxes(c.found, c.flags));
         if (e.dropped_last) continue;
         if (kept != k) {
-          x.children[kept] = c;
-          std::memcpy(x.rows.data() + kept * width, row, width);
+          x.found.children[kept] = c;
+          std::memcpy(x.found.rows.data() + kept * width, row, width);
         }
         ++kept;
       }
       e.end = kept;
-      x.children.resize(kept);
-      x.rows.resize(kept * width);
+      x.found.children.resize(kept);
+      x.found.rows.resize(kept * width);
     }
     end_expansion(x, e);
   }
 
-  // Stores what expand_bfs() found for e (thread 0, in batch order) as BFS one state at a
-  // time stores it. Returns the goal among the new states, or kNone.
-  uint32_t store_bfs(const Expansion& e) {
+  // Stores what expand_bfs() found for e (`found`: what its thread found; thread 0, in batch
+  // order) as BFS one state at a time stores it. Returns the goal among the new states, or
+  // kNone.
+  uint32_t store_bfs(const Expansion& e, const Found& found) {
     stats_.bound = e.g;
     ++stats_.expanded;
     stats_.generated += e.generated;
     stats_.pruned += e.pruned;
-    Expander& x = *expanders_[e.by];
-    const size_t width = x.packer.width();
+    const size_t width = main().packer.width();
     uint32_t goal = kNone;
     size_t k = e.first;
     for (; k < e.end && !full(); ++k) {
-      const Child& c = x.children[k];
+      const Child& c = found.children[k];
       const uint8_t bits = c.flags & kMoverMask;
       uint32_t child = c.found;
       bool fresh = false;
       if (child == kNone) {
-        std::tie(child, fresh) = store_->insert(x.rows.data() + k * width, c.hash);
+        std::tie(child, fresh) = store_->insert(found.rows.data() + k * width, c.hash);
       }
       if (!fresh) {
         // Another step into a state of the next layer (not expanded yet).
@@ -1440,16 +1571,16 @@ class Searcher {
   }
 
   // Interns the local keys of e's successors (expanded by several threads, in the batch's
-  // order) and puts the tables' ids in their rows, then fetches the visited-set slot of each
-  // not found yet.
-  void prepare_store(Expansion& e) {
-    intern_local_keys(e);
-    Expander& x = *expanders_[e.by];
-    const size_t width = x.packer.width();
+  // order; `found`: what its thread found) and puts the tables' ids in their rows, then fetches
+  // the visited-set slot of each not found yet.
+  void prepare_store(const Expansion& e, Found& found) {
+    intern_local_keys(e, found);
+    const Packer& packer = main().packer;
+    const size_t width = packer.width();
     for (size_t k = e.first; k < e.end; ++k) {
-      Child& c = x.children[k];
+      Child& c = found.children[k];
       if (c.found != kNone) continue;
-      c.hash = with_table_ids(x.packer, x.rows.data() + k * width, c.hash);
+      c.hash = with_table_ids(packer, found.rows.data() + k * width, c.hash);
       store_->prefetch_slot(c.hash);
     }
     merged_ids_.clear();
@@ -1613,9 +1744,9 @@ class Searcher {
       x.child_counters.insert(x.child_counters.end(), x.next_counters.begin(),
                               x.next_counters.end());
       Child child{0, kNone, -1, 0, canonical_child(x, groundings, n)};
-      const size_t at = x.rows.size();
-      x.rows.resize(at + width);
-      uint8_t* row = x.rows.data() + at;
+      const size_t at = x.found.rows.size();
+      x.found.rows.resize(at + width);
+      uint8_t* row = x.found.rows.data() + at;
       const uint32_t missing = x.packer.pack(x.next_words.data(), x.next_counters.data(), row);
       if (missing & Packer::kMissingCounters) x.packer.set_id(row, local_counters(x, e));
       for (int32_t part = 0; part < x.packer.parts(); ++part) {
@@ -1625,25 +1756,25 @@ class Searcher {
       }
       child.hash = store_->hash(row);
       if (x.packer.complete(row)) store_->prefetch_slot(child.hash);
-      x.children.push_back(child);
+      x.found.children.push_back(child);
       x.goal.push_back((status & kStatusGoal) != 0);
     });
-    e.end = x.children.size();
+    e.end = x.found.children.size();
     for (size_t k = e.first; k < e.end; ++k) {
-      if (x.packer.complete(x.rows.data() + k * width)) {
-        store_->prefetch_row(x.children[k].hash);
+      if (x.packer.complete(x.found.rows.data() + k * width)) {
+        store_->prefetch_row(x.found.children[k].hash);
       }
     }
     for (size_t k = e.first; k < e.end; ++k) {
-      Child& child = x.children[k];
-      const uint8_t* row = x.rows.data() + k * width;
+      Child& child = x.found.children[k];
+      const uint8_t* row = x.found.rows.data() + k * width;
       if (x.packer.complete(row)) child.found = store_->find(row, child.hash);
       if (child.found == kNone) {
         // A state two steps reach (symmetric moves, say) is evaluated once, as the search
         // one state at a time does.
         for (const size_t j : x.fresh) {
-          if (x.children[j].hash == child.hash &&
-              std::memcmp(x.rows.data() + j * width, row, width) == 0) {
+          if (x.found.children[j].hash == child.hash &&
+              std::memcmp(x.found.rows.data() + j * width, row, width) == 0) {
             child.sibling = static_cast<int32_t>(j - e.first);
             break;
           }
@@ -1670,21 +1801,21 @@ class Searcher {
   // where they end, once it has.
   static void begin_expansion(const Expander& x, Expansion& e, int32_t thread) {
     e.by = thread;
-    e.first = e.end = x.children.size();
-    e.first_key = x.keys.size();
-    e.first_plain = x.plain_keys.size();
+    e.first = e.end = x.found.children.size();
+    e.first_key = x.found.keys.size();
+    e.first_plain = x.found.plain_keys.size();
   }
   static void end_expansion(const Expander& x, Expansion& e) {
-    e.end_key = x.keys.size();
-    e.end_plain = x.plain_keys.size();
+    e.end_key = x.found.keys.size();
+    e.end_plain = x.found.plain_keys.size();
   }
 
   // The local key of the counters x packed last, which the table lacks: the same for equal
   // counters among e's successors.
   static uint32_t local_counters(Expander& x, const Expansion& e) {
-    const auto mine = x.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
-    const auto local = static_cast<uint32_t>(std::find(mine, x.keys.end(), x.packer.key()) - mine);
-    if (mine + local == x.keys.end()) x.keys.push_back(x.packer.key());
+    const auto mine = x.found.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
+    const auto local = static_cast<uint32_t>(std::find(mine, x.found.keys.end(), x.packer.key()) - mine);
+    if (mine + local == x.found.keys.end()) x.found.keys.push_back(x.packer.key());
     return kLocalKey + local;
   }
 
@@ -1693,15 +1824,15 @@ class Searcher {
   static uint32_t local_plain(Expander& x, const Expansion& e, int32_t part,
                               const uint8_t* value) {
     const size_t bytes = x.packer.part_bytes(part);
-    for (size_t k = e.first_plain; k < x.plain_keys.size(); ++k) {
-      const auto& [other, at] = x.plain_keys[k];
-      if (other == part && std::memcmp(x.plain_data.data() + at, value, bytes) == 0) {
+    for (size_t k = e.first_plain; k < x.found.plain_keys.size(); ++k) {
+      const auto& [other, at] = x.found.plain_keys[k];
+      if (other == part && std::memcmp(x.found.plain_data.data() + at, value, bytes) == 0) {
         return kLocalKey + static_cast<uint32_t>(k - e.first_plain);
       }
     }
-    x.plain_keys.emplace_back(part, x.plain_data.size());
-    x.plain_data.insert(x.plain_data.end(), value, value + bytes);
-    return kLocalKey + static_cast<uint32_t>(x.plain_keys.size() - 1 - e.first_plain);
+    x.found.plain_keys.emplace_back(part, x.found.plain_data.size());
+    x.found.plain_data.insert(x.found.plain_data.end(), value, value + bytes);
+    return kLocalKey + static_cast<uint32_t>(x.found.plain_keys.size() - 1 - e.first_plain);
   }
 
   // Stores what expand() found for e (thread 0, in batch order): the state's deferred bound,
@@ -1728,7 +1859,7 @@ class Searcher {
     if (info.flags & kRestFlag) info.flags &= static_cast<uint8_t>(~(kMoverMask | kRestFlag));
     info.flags |= kExpandedFlag;
     Expander& x = *expanders_[e.by];
-    intern_local_keys(e);
+    intern_local_keys(e, x.found);
     const size_t width = x.packer.width();
     const Packer& packer = x.packer;
     const auto child_g = static_cast<uint16_t>(e.g + 1);
@@ -1738,7 +1869,7 @@ class Searcher {
     int32_t due = INT32_MAX;
     child_ids_.clear();
     for (size_t k = 0; k < e.end - e.first; ++k) {
-      const Child& child = x.children[e.first + k];
+      const Child& child = x.found.children[e.first + k];
       child_ids_.push_back(kNone);
       if (full()) continue;
       const bool dead = child.h == DelayHeuristic::kDeadEnd;
@@ -1750,7 +1881,7 @@ class Searcher {
       if (child.sibling >= 0) {
         id = child_ids_[child.sibling];
       } else if (id == kNone) {
-        uint8_t* row = x.rows.data() + (e.first + k) * width;
+        uint8_t* row = x.found.rows.data() + (e.first + k) * width;
         const uint64_t hash = with_table_ids(packer, row, child.hash);
         if (child_f <= most_f) {
           std::tie(id, fresh) = store_->insert(row, hash);
@@ -1803,17 +1934,17 @@ class Searcher {
     return SearchStatus::kSolved;
   }
 
-  // Interns e's local keys (what the tables lacked when it was expanded), in the order they
-  // were made: merged_ids_ and merged_plain_ids_ then hold the tables' id of each.
-  void intern_local_keys(const Expansion& e) {
-    const Expander& x = *expanders_[e.by];
+  // Interns e's local keys (what the tables lacked when it was expanded; in `found`, what its
+  // thread found), in the order they were made: merged_ids_ and merged_plain_ids_ then hold
+  // the tables' id of each.
+  void intern_local_keys(const Expansion& e, const Found& found) {
     for (size_t k = e.first_key; k < e.end_key; ++k) {
-      merged_ids_.push_back(static_cast<int32_t>(table_.intern(x.keys[k])));
+      merged_ids_.push_back(static_cast<int32_t>(table_.intern(found.keys[k])));
     }
     for (size_t k = e.first_plain; k < e.end_plain; ++k) {
-      const auto& [part, at] = x.plain_keys[k];
+      const auto& [part, at] = found.plain_keys[k];
       merged_plain_ids_.push_back(
-          static_cast<int32_t>(main().packer.intern_part(part, x.plain_data.data() + at)));
+          static_cast<int32_t>(main().packer.intern_part(part, found.plain_data.data() + at)));
     }
   }
 
@@ -1843,6 +1974,9 @@ class Searcher {
   std::unique_ptr<ThreadPool> pool_;  // null on one thread
   int32_t batch_size_ = 1;
   std::vector<Expansion> batch_;
+  // BFS: the batch whose successors are stored next, and what each thread found for it.
+  std::vector<Expansion> held_batch_;
+  std::vector<Found> held_;
   std::vector<uint32_t> child_ids_;  // merge() scratch: the stored id of each successor
   IntVec merged_ids_;                // ... and the table's id of each local key
   IntVec merged_plain_ids_;          // ... and of each local key of plain facts

@@ -2,9 +2,11 @@
 // configurations) and CompactIdIndex (the search's visited set), against std::map.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "robotouille/id_index.h"
@@ -99,6 +101,69 @@ TEST(CompactIdIndexTest, KeysThatShareAHomeSlotKeepTheirOwnTags) {
     hashes.push_back(hash);
   }
   EXPECT_EQ(compared, 0);
+}
+
+// One thread inserts into the room reserve() made while others find: they find every key
+// inserted before with its id, and none inserted meanwhile (their `equal` rejects those ids
+// unread, as the search's does); nothing grows; afterwards every key is there.
+template <typename Index, typename Reserve, typename FindOrInsert, typename Find>
+void check_reads_beside_one_writer(Index& index, Reserve&& reserve, FindOrInsert&& find_or_insert,
+                                   Find&& find) {
+  constexpr uint32_t kBefore = 200'000, kDuring = 100'000;
+  for (uint32_t k = 0; k < kBefore; ++k) ASSERT_EQ(find_or_insert(k), std::make_pair(k, true));
+  reserve(kBefore + kDuring);
+  const int64_t bytes = index.bytes();
+  std::atomic<bool> writing{true};
+  std::atomic<int64_t> wrong{0}, rounds{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&, r] {
+      do {
+        for (uint32_t k = r; k < kBefore + kDuring; k += 3) {
+          const uint32_t id = find(k, kBefore);
+          const uint32_t expected = k < kBefore ? k : Index::kNotFound;
+          if (id != expected) wrong.fetch_add(1);
+        }
+        rounds.fetch_add(1);
+      } while (writing.load());
+    });
+  }
+  for (uint32_t k = kBefore; k < kBefore + kDuring; ++k) {
+    ASSERT_EQ(find_or_insert(k), std::make_pair(k, true));
+  }
+  writing.store(false);
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GE(rounds.load(), 3);
+  EXPECT_EQ(index.bytes(), bytes);
+  for (uint32_t k = 0; k < kBefore + kDuring; ++k) ASSERT_EQ(find(k, kBefore + kDuring), k);
+}
+
+TEST(IdIndexTest, ReadsBesideOneWriterInReservedRoom) {
+  IdIndex index(16);
+  const auto hash = [](uint32_t key) { return static_cast<uint32_t>(hash_key(key)); };
+  check_reads_beside_one_writer(
+      index, [&](size_t ids) { index.reserve(ids); },
+      [&](uint32_t key) {
+        return index.find_or_insert(hash(key), key, [&](uint32_t id) { return id == key; });
+      },
+      [&](uint32_t key, uint32_t visible) {
+        return index.find(hash(key), [&](uint32_t id) { return id < visible && id == key; });
+      });
+}
+
+TEST(CompactIdIndexTest, ReadsBesideOneWriterInReservedRoom) {
+  CompactIdIndex index(16);
+  check_reads_beside_one_writer(
+      index, [&](size_t ids) { index.reserve(ids, [](uint32_t id) { return hash_key(id); }); },
+      [&](uint32_t key) {
+        return index.find_or_insert(
+            hash_key(key), key, [&](uint32_t id) { return id == key; },
+            [](uint32_t id) { return hash_key(id); });
+      },
+      [&](uint32_t key, uint32_t visible) {
+        return index.find(hash_key(key), [&](uint32_t id) { return id < visible && id == key; });
+      });
 }
 
 }  // namespace

@@ -531,10 +531,11 @@ Task tokens_task(int32_t tokens, int32_t cells) {
   return b.task();
 }
 
-// A search of task = tokens_task(4, 6) from every token on its cell 0 (optimum: 20 moves).
-SearchResult search_tokens(const Task& task, const SearchOptions& options) {
+// A search of task = tokens_task(4, cells) from every token on its cell 0 (optimum: 4 *
+// (cells - 1) moves).
+SearchResult search_tokens(const Task& task, const SearchOptions& options, int32_t cells = 6) {
   State start(task);
-  for (int32_t t = 0; t < 4; ++t) start.set(t * 6);
+  for (int32_t t = 0; t < 4; ++t) start.set(t * cells);
   return search(task, start.words.data(), start.counters.data(), options);
 }
 
@@ -577,6 +578,40 @@ TEST(SearchTest, ThreadsChangeTheTimeNotTheSearch) {
   SearchOptions none = one;
   none.threads = 0;
   EXPECT_THROW(search_tokens(task, none), std::invalid_argument);
+}
+
+TEST(SearchTest, BfsThreadsChangeTheTimeNotTheSearch) {
+  // Thread 0 stores a batch while the others expand the next (search.h, "Threads"): the same
+  // search as one thread for any batch, also where a state limit stops it mid-batch.
+  const Task task = tokens_task(4, 6);
+  SearchOptions one;
+  one.algorithm = Algorithm::kBfs;
+  const SearchResult alone = search_tokens(task, one);
+  ASSERT_EQ(alone.status, SearchStatus::kSolved);
+  EXPECT_EQ(alone.plan.size(), 20u);
+  for (const int32_t threads : {2, 3}) {
+    for (const int32_t batch : {0, 1, 5}) {
+      SearchOptions parallel = one;
+      parallel.threads = threads;
+      parallel.batch = batch;
+      expect_same_search(alone, search_tokens(task, parallel));
+      if (threads != 2 || batch != 5) continue;  // (three threads on two cores wait long)
+      for (int64_t limit = 1; limit <= alone.stats.stored; limit += 37) {
+        SearchOptions limited = one, limited_parallel = parallel;
+        limited.max_states = limited_parallel.max_states = limit;
+        expect_same_search(search_tokens(task, limited), search_tokens(task, limited_parallel));
+      }
+    }
+  }
+  // 16^4 states: the visited set (2^16 slots at first) grows, between two batches.
+  const Task larger = tokens_task(4, 16);
+  const SearchResult big = search_tokens(larger, one, 16);
+  ASSERT_EQ(big.status, SearchStatus::kSolved);
+  EXPECT_EQ(big.plan.size(), 60u);
+  EXPECT_GT(big.stats.stored, (1 << 16) * 7 / 10);
+  SearchOptions two = one;
+  two.threads = 2;
+  expect_same_search(big, search_tokens(larger, two, 16));
 }
 
 TEST(SearchTest, PartialExpansionStoresFewerStatesForTheSamePlanLength) {

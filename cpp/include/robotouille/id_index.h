@@ -12,6 +12,12 @@
  * in order, one past the last, and keeps every inserted key readable for `equal` (and, for
  * CompactIdIndex, for `hash_of`). Internal to the core library (projection.h keeps one per role
  * group); header-only.
+ *
+ * Concurrency: find() only reads. It may run on other threads while one thread inserts, if
+ * reserve() made room for those inserts first (no growth in between) and the readers' `equal`
+ * rejects ids inserted meanwhile without reading their keys (the key may not be written yet):
+ * slots are read and written whole (relaxed atomics), and a key inserted before the readers
+ * started is found, since the slots on its probe path were filled before it.
  */
 #ifndef ROBOTOUILLE_ID_INDEX_H_
 #define ROBOTOUILLE_ID_INDEX_H_
@@ -20,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <stdexcept>
 #include <utility>
@@ -45,6 +52,17 @@ inline uint64_t hash_bytes(const uint8_t* p, size_t n) {
   return h ^ (h >> 29);
 }
 
+// A slot read or written whole while other threads may read it (see "Concurrency" above); on
+// the machines we build for, as cheap as a plain load or store.
+template <typename T>
+T load_slot(const T& slot) {
+  return std::atomic_ref<T>(const_cast<T&>(slot)).load(std::memory_order_relaxed);
+}
+template <typename T>
+void store_slot(T& slot, T value) {
+  std::atomic_ref<T>(slot).store(value, std::memory_order_relaxed);
+}
+
 class IdIndex {
  public:
   explicit IdIndex(size_t initial_slots = 1 << 10) {
@@ -62,7 +80,7 @@ class IdIndex {
     for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
       const uint64_t slot = slots_[i];
       if (slot == kEmpty) {
-        slots_[i] = (uint64_t{hash} << 32) | next_id;
+        store_slot(slots_[i], (uint64_t{hash} << 32) | next_id);
         ++size_;
         return {next_id, true};
       }
@@ -77,7 +95,7 @@ class IdIndex {
   uint32_t find(uint32_t hash, Equal&& equal) const {
     const uint64_t mask = slots_.size() - 1;
     for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
-      const uint64_t slot = slots_[i];
+      const uint64_t slot = load_slot(slots_[i]);
       if (slot == kEmpty) return kNotFound;
       const auto id = static_cast<uint32_t>(slot);
       if ((slot >> 32) == hash && equal(id)) return id;
@@ -85,6 +103,11 @@ class IdIndex {
   }
 
   static constexpr uint32_t kNotFound = 0xFFFFFFFFu;
+
+  // Grows now, if need be, so that `ids` ids in all fit without growing.
+  void reserve(size_t ids) {
+    while ((ids + 1) * 10 > slots_.size() * 7) grow();
+  }
 
   // A hint that a lookup of this hash follows: its first slot is fetched meanwhile. (A growth
   // in between only wastes the fetch.)
@@ -140,7 +163,7 @@ class CompactIdIndex {
     for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
       const uint32_t slot = slots_[i];
       if (slot == kEmpty) {
-        slots_[i] = tag | next_id;
+        store_slot(slots_[i], tag | next_id);
         ++size_;
         return {next_id, true};
       }
@@ -155,11 +178,18 @@ class CompactIdIndex {
     const uint64_t mask = slots_.size() - 1;
     const uint32_t tag = tag_of(hash);
     for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
-      const uint32_t slot = slots_[i];
+      const uint32_t slot = load_slot(slots_[i]);
       if (slot == kEmpty) return kNotFound;
       const uint32_t id = slot & static_cast<uint32_t>(mask);
       if ((slot & ~static_cast<uint32_t>(mask)) == tag && equal(id)) return id;
     }
+  }
+
+  // Grows now, if need be, so that `ids` ids in all fit without growing (`hash_of` as for
+  // find_or_insert).
+  template <typename HashOf>
+  void reserve(size_t ids, HashOf&& hash_of) {
+    while ((ids + 1) * 10 > slots_.size() * 7) grow(hash_of);
   }
 
   // Starts loading the slot where find(hash, ...) begins (a later find then seldom waits).

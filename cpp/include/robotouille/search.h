@@ -99,7 +99,12 @@
  * A successor lies one layer deeper than the batch, so storing changes nothing the batch's
  * expansions read (a stored state's relocation pruning only relaxes), and the search, its plan
  * and statistics are those of one thread whatever the threads and the batch size (only the
- * memory may count the tables' entries of a batch's rest where the search stops in it).
+ * memory may differ: the tables get room for a batch before it is stored, and may hold the
+ * entries of a batch's rest where the search stops in it). Thread 0 stores a batch while the
+ * other threads expand the next one of the same layer, then joins them: the tables first get
+ * room for everything the store may add (nothing grows while the others read), and the others'
+ * probes do not see what it adds meanwhile, so they leave those successors to the store, as
+ * they do any state not stored yet.
  *
  * Partial expansion (A*, to save memory): most stored states are generated and never
  * expanded, since A* stops at the optimum's layer while a state's successors lie in layers up
