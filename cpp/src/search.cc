@@ -1354,7 +1354,7 @@ class Searcher {
         std::swap(batch_, held_batch_);
         held = taken;
       } else {
-        expand_batch(taken, [&](int32_t, Expansion& e) { expand_bfs(0, e, false); });
+        expand_batch(taken, [&](int32_t thread, Expansion& e) { expand_bfs(thread, e, false); });
         hold_found();
         goal = store_batch(batch_, taken);
       }
@@ -1429,7 +1429,7 @@ class Searcher {
   // threads, with the local keys interned and the new rows' slots fetched first, as
   // expand_bfs() does on one. Returns the goal among the new states, or kNone (also where the
   // state limit stopped it: full_).
-  uint32_t store_batch(std::vector<Expansion>& batch, int32_t n) {
+  uint32_t store_batch(const std::vector<Expansion>& batch, int32_t n) {
     if (pool_) {
       for (int32_t i = 0; i < n; ++i) prepare_store(batch[i], held_[batch[i].by]);
     }
