@@ -1443,7 +1443,7 @@ def plan(
             callable raises stops the search and is raised from here.
         threads: Threads that build the bound's tables and expand the search's states.
             On two cores, 2 makes an A* search of tens of seconds 1.4-1.8 times as fast, a
-            breadth-first one about 1.5 times, and building the tables of a multi-robot task up
+            breadth-first one 1.3-1.7 times, and building the tables of a multi-robot task up
             to 1.8 times (``benchmarks/README.md``; more threads are supported, their speed-up
             not measured). A*'s plan has the same length, its steps and the statistics may
             differ from one thread's; BFS's plan and statistics are the same. For many
