@@ -1813,9 +1813,10 @@ class Searcher {
   // The local key of the counters x packed last, which the table lacks: the same for equal
   // counters among e's successors.
   static uint32_t local_counters(Expander& x, const Expansion& e) {
-    const auto mine = x.found.keys.begin() + static_cast<ptrdiff_t>(e.first_key);
-    const auto local = static_cast<uint32_t>(std::find(mine, x.found.keys.end(), x.packer.key()) - mine);
-    if (mine + local == x.found.keys.end()) x.found.keys.push_back(x.packer.key());
+    std::vector<IntVec>& keys = x.found.keys;
+    const auto mine = keys.begin() + static_cast<ptrdiff_t>(e.first_key);
+    const auto local = static_cast<uint32_t>(std::find(mine, keys.end(), x.packer.key()) - mine);
+    if (mine + local == keys.end()) keys.push_back(x.packer.key());
     return kLocalKey + local;
   }
 
