@@ -305,6 +305,28 @@ def test_packing_refuses_a_set_that_is_no_invariant_and_malformed_tables() -> No
             _search(env, packing=bad)
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        # A fact that stays true, and one a move makes true beside it.
+        ("item_at(cheese1,table1)", "loc(robot1,table1)", "loc(robot1,board1)"),
+        # Two facts that one move makes true at once.
+        ("loc(robot1,table1)", "vacant(table2)", "loc(robot1,board1)"),
+    ],
+)
+def test_packing_refuses_a_successor_with_two_facts_of_a_set(names: tuple[str, ...]) -> None:
+    """A successor is packed from its parent's bits and the facts that changed: a set whose
+    start has one fact true, and a step that makes a second one true, is still caught."""
+    env = robotouille.load("cheese_sandwich")
+    task = env.task
+    facts = [next(f for f in range(task.num_facts) if task.fact_name(f) == n) for n in names]
+    packing = {"group_begin": [0, 3], "group_facts": facts}
+    with pytest.raises(RuntimeError, match="two facts of one invariant"):
+        _search(env, algorithm="bfs", packing=packing)
+    # With the task's own invariants the same search solves.
+    assert _search(env, algorithm="bfs", packing=_packing_tables(env))[0] == "solved"
+
+
 def test_a_restored_state_that_breaks_an_invariant_is_planned_without_them() -> None:
     """set_state accepts any state of the task, also one no step reaches (here, a cheese on a
     bread that is clear too): the planner then neither packs nor prunes by the invariants, and
