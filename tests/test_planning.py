@@ -169,6 +169,28 @@ def test_known_optima_of_the_original_files(name: str) -> None:
     replay(env, two)
 
 
+# Instances no other test plans, at seeds the bundled datasets (42, 84, ..., 420) do not use
+# (benchmarks/fresh_seeds_report.py runs the same check over hundreds of seeds).
+@pytest.mark.parametrize(
+    ("dataset", "task", "seed"),
+    [
+        ("synchronous", "0", 1001),
+        ("synchronous", "1", 1002),
+        ("synchronous", "3", 1001),
+        ("synchronous", "4", 1002),
+        ("synchronous", "5", 1003),
+        ("asynchronous", "0", 1001),
+        ("asynchronous", "1", 1002),
+    ],
+)
+def test_bfs_and_astar_agree_on_fresh_seeds(dataset: str, task: str, seed: int) -> None:
+    (instance,) = datasets.load(dataset, seeds=[seed], tasks=[task])
+    env = instance.load()
+    astar = robotouille.plan(env)
+    assert robotouille.plan(env, "bfs").length == astar.length
+    replay(env, astar)
+
+
 @needs_shared
 @pytest.mark.parametrize("name", BFS_FILES)
 def test_bfs_and_astar_agree_on_the_original_files(name: str) -> None:

@@ -992,6 +992,20 @@ def test_the_bound_never_exceeds_the_steps_to_go_along_an_optimal_plan(name: str
 
 
 @pytest.mark.parametrize(
+    ("dataset", "task", "seed"),
+    [("synchronous", "2", 1003), ("asynchronous", "7", 1001), ("multi_agent", "4", 1001)],
+)
+def test_the_bound_never_exceeds_the_steps_to_go_on_fresh_seeds(
+    dataset: str, task: str, seed: int
+) -> None:
+    """Seeds the bundled datasets do not use, where BFS would take too long: along A*'s plan
+    (benchmarks/fresh_seeds_report.py runs this over hundreds of seeds)."""
+    (instance,) = robotouille.datasets.load(dataset, seeds=[seed], tasks=[task])
+    env = instance.load()
+    assert_within_steps_to_go(env, robotouille.plan(env))
+
+
+@pytest.mark.parametrize(
     ("task", "seed", "at_least"),
     [("1_lettuce_sandwich", 3, 15), ("1_lettuce_sandwich", 8, 15), ("0_cheese_sandwich", 35, 6)],
 )
