@@ -736,12 +736,17 @@ struct alignas(64) Expander {
   Found found;  // in the current batch
   // BFS: the plain facts' bytes of the state being expanded's successors, one after another.
   std::vector<uint8_t> plain_copies;
-  std::vector<size_t> fresh;  // the children of the state being expanded that were evaluated
-  // The state being expanded's successors (Searcher::expand's passes): whether each is a goal,
-  // and their full states, one after another.
+  std::vector<size_t> fresh;  // the children of the state being expanded that were new
+  // A*'s successors in the current batch (Searcher::expand, indexed as found.children): whether
+  // each is a goal, and their full states, one after another; the new ones, left to bound
+  // (Searcher::bound_children); and per successor whether it is bounded, or the successor of
+  // an earlier expansion of the batch whose bound it takes (Searcher::share_bounds: that
+  // expander's thread << 32 | its index).
   std::vector<uint8_t> goal;
   std::vector<uint64_t> child_words;
   std::vector<int32_t> child_counters;
+  std::vector<size_t> to_bound;
+  std::vector<int64_t> same_as;  // or kBoundHere / kNotBound (Searcher)
   // An expander for another thread: its own scratch, and copies of the canonicalizer and the
   // bounds (the projections' tables shared, not copied).
   std::unique_ptr<Expander> copy() const {
@@ -1685,7 +1690,29 @@ class Searcher {
           e.flags = info.flags;
         }
         if (taken == 0) break;
+        for (auto& each : expanders_) {
+          each->goal.clear();
+          each->child_words.clear();
+          each->child_counters.clear();
+          each->to_bound.clear();
+        }
         expand_batch(taken, [&](int32_t thread, Expansion& e) { expand(thread, e, f); });
+        for (auto& each : expanders_) {
+          each->same_as.assign(each->found.children.size(), kNotBound);
+          for (const size_t k : each->to_bound) each->same_as[k] = kBoundHere;
+        }
+        if (taken > 1) share_bounds(taken);
+        if (pool_ && taken > 1) {
+          std::atomic<int32_t> next{0};
+          pool_->run(static_cast<int64_t>(expanders_.size()), [&](int64_t k, int64_t) {
+            for (int32_t i; (i = next.fetch_add(1)) < taken;) {
+              bound_children(*expanders_[k], batch_[i]);
+            }
+          });
+        } else {
+          for (int32_t i = 0; i < taken; ++i) bound_children(main(), batch_[i]);
+        }
+        if (taken > 1) take_shared_bounds();
         for (int32_t i = 0; i < taken; ++i) {
           const SearchStatus status = merge(batch_[i], f);
           if (status != SearchStatus::kSolved) return status;
@@ -1724,12 +1751,11 @@ class Searcher {
     e.outcome = Outcome::kExpanded;
     set_pruning(x, e.flags);
     const size_t width = x.packer.width();
-    const size_t num_words = x.words.size(), num_counters = x.counters.size();
     // Two passes. The first steps, packs and hashes every successor, keeping its full state,
-    // and prefetches its visited-set slot; the second looks the successors up and bounds the
-    // new ones. A lookup is a cache miss in a set of millions of states, and the first pass
-    // gives those misses time to resolve (measured: see benchmarks/README.md).
-    x.goal.clear();
+    // and prefetches its visited-set slot; the second looks the successors up and leaves the
+    // new ones to bound_children(). A lookup is a cache miss in a set of millions of states,
+    // and the first pass gives those misses time to resolve (measured: see
+    // benchmarks/README.md).
     successors(x, [&](const int32_t* groundings, int32_t n, int status) {
       ++x.generated;
       if (status & kStatusPoolExhausted) {
@@ -1781,20 +1807,85 @@ class Searcher {
         }
       }
       if (child.found == kNone && child.sibling < 0) {
-        const size_t i = k - e.first;  // its place among this state's successors
-        const bool goal = x.goal[i] != 0;
-        bool pending = false;
-        child.h = goal ? 0
-                       : evaluate_child(x, x.child_words.data() + i * num_words,
-                                        x.child_counters.data() + i * num_counters, pending);
-        child.flags |= static_cast<uint8_t>((goal ? kGoalFlag : 0) | (pending ? kPendingFlag : 0));
         x.fresh.push_back(k);
+        x.to_bound.push_back(k);
       }
     }
     x.fresh.clear();
-    x.child_words.clear();
-    x.child_counters.clear();
     end_expansion(x, e);
+  }
+
+  // Bounds the new successors of expansion e (those expand() left to bound, but for those that
+  // take an earlier one's bound: share_bounds()) with `with`'s bounds, in the order found. Any
+  // thread may bound any expansion: it reads the expanding thread's successors and writes only
+  // their bounds and its own scratch.
+  void bound_children(Expander& with, const Expansion& e) const {
+    Expander& x = *expanders_[e.by];
+    const size_t num_words = x.words.size(), num_counters = x.counters.size();
+    for (size_t k = e.first; k < e.end; ++k) {
+      if (x.same_as[k] != kBoundHere) continue;
+      Child& child = x.found.children[k];
+      const bool goal = x.goal[k] != 0;
+      bool pending = false;
+      child.h = goal ? 0
+                     : evaluate_child(with, x.child_words.data() + k * num_words,
+                                      x.child_counters.data() + k * num_counters, pending);
+      child.flags |= static_cast<uint8_t>((goal ? kGoalFlag : 0) | (pending ? kPendingFlag : 0));
+    }
+  }
+
+  // Within a batch, two expansions may reach one new state (on two robots, steps taken in
+  // either order), which neither finds stored yet: the later one would be bounded for nothing,
+  // since merge() then finds the earlier one stored. Marks each such later successor (same_as)
+  // to take the earlier one's bound, so that it is bounded once, as without batches. Only rows
+  // with the tables' ids are compared (local keys name different values in two expansions).
+  // Thread 0, between expand() and bound_children().
+  void share_bounds(int32_t taken) {
+    size_t candidates = 0;
+    for (const auto& x : expanders_) candidates += x->to_bound.size();
+    // Open addressing, at most half full: each slot holds a candidate (thread << 32 | index).
+    seen_.assign(std::bit_ceil(2 * candidates + 2), -1);
+    const size_t mask = seen_.size() - 1;
+    for (int32_t i = 0; i < taken; ++i) {
+      const Expansion& e = batch_[i];
+      Expander& x = *expanders_[e.by];
+      const size_t width = x.packer.width();
+      for (size_t k = e.first; k < e.end; ++k) {
+        if (x.same_as[k] != kBoundHere) continue;
+        const uint8_t* row = x.found.rows.data() + k * width;
+        if (!x.packer.complete(row)) continue;
+        const uint64_t hash = x.found.children[k].hash;
+        for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+          const int64_t seen = seen_[slot];
+          if (seen < 0) {
+            seen_[slot] = (int64_t{e.by} << 32) | static_cast<int64_t>(k);
+            break;
+          }
+          const Expander& y = *expanders_[static_cast<size_t>(seen >> 32)];
+          const auto j = static_cast<size_t>(seen & 0xFFFFFFFF);
+          if (y.found.children[j].hash == hash &&
+              std::memcmp(y.found.rows.data() + j * width, row, width) == 0) {
+            x.same_as[k] = seen;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  // Gives each successor share_bounds() marked its earlier twin's bound (after bound_children).
+  void take_shared_bounds() {
+    for (auto& x : expanders_) {
+      for (size_t k = 0; k < x->same_as.size(); ++k) {
+        const int64_t twin = x->same_as[k];
+        if (twin < 0) continue;
+        const Expander& y = *expanders_[static_cast<size_t>(twin >> 32)];
+        const Child& source = y.found.children[static_cast<size_t>(twin & 0xFFFFFFFF)];
+        Child& child = x->found.children[k];
+        child.h = source.h;
+        child.flags |= static_cast<uint8_t>(source.flags & (kGoalFlag | kPendingFlag));
+      }
+    }
   }
 
   // Where e's successors and local keys begin among those of x, which expands it now; and
@@ -1979,6 +2070,10 @@ class Searcher {
   std::vector<Expansion> held_batch_;
   std::vector<Found> held_;
   std::vector<uint32_t> child_ids_;  // merge() scratch: the stored id of each successor
+  // Expander::same_as of a successor bounded itself, and of one not bounded (found stored, a
+  // sibling's twin, or pool-exhausted).
+  static constexpr int64_t kBoundHere = -1, kNotBound = -2;
+  std::vector<int64_t> seen_;  // share_bounds() scratch: the batch's new successors by hash
   IntVec merged_ids_;                // ... and the table's id of each local key
   IntVec merged_plain_ids_;          // ... and of each local key of plain facts
   bool delay_bound_ = true;  // whether the DelayHeuristic is part of the bound
