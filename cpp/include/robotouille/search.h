@@ -89,10 +89,14 @@
  * thread 0 stores the successors in the batch's order, exactly as A* would store them had it
  * popped the batch's states one after another, before any of their successors. The threads
  * never write what another reads in the same phase, and nothing depends on their timing: the
- * search is the same for a batch size whatever the number of threads. It is still A* (every f
- * layer is exhausted before the next), so the plan is optimal; a batch changes the order within
- * a layer, so the plan found and the statistics may differ from those of a batch of one. New
- * counter values are interned when stored, so their ids too follow the batch order.
+ * search is the same for a batch size whatever the number of threads. The new successors are
+ * bounded after the whole batch is expanded, each thread taking the next expansion's; one that
+ * two expansions of the batch reach (neither finds it stored yet) is bounded once, the later
+ * copy taking the earlier one's bound, which is what merging it would find stored. It is
+ * still A* (every f layer is exhausted before the next), so the plan is optimal; a batch
+ * changes the order within a layer, so the plan found and the statistics may differ from those
+ * of a batch of one. New counter values are interned when stored, so their ids too follow the
+ * batch order.
  * BFS the same way: a batch holds states of one layer, in the order stored, every thread
  * generates and packs the successors of some of them and probes the visited set (read-only),
  * and thread 0 interns what the tables lacked and stores the successors in the batch's order.
