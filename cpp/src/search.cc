@@ -738,14 +738,12 @@ struct alignas(64) Expander {
   std::vector<uint8_t> plain_copies;
   std::vector<size_t> fresh;  // the children of the state being expanded that were new
   // A*'s successors in the current batch (Searcher::expand, indexed as found.children): whether
-  // each is a goal, and their full states, one after another; the new ones, left to bound
-  // (Searcher::bound_children); and per successor whether it is bounded, or the successor of
-  // an earlier expansion of the batch whose bound it takes (Searcher::share_bounds: that
-  // expander's thread << 32 | its index).
+  // each is a goal, and their full states, one after another; and whether it is to be bounded
+  // (Searcher::bound_children), or takes the bound of a successor of an earlier expansion of
+  // the batch (Searcher::share_bounds: that expander's thread << 32 | its index).
   std::vector<uint8_t> goal;
   std::vector<uint64_t> child_words;
   std::vector<int32_t> child_counters;
-  std::vector<size_t> to_bound;
   std::vector<int64_t> same_as;  // or kBoundHere / kNotBound (Searcher)
   // An expander for another thread: its own scratch, and copies of the canonicalizer and the
   // bounds (the projections' tables shared, not copied).
@@ -1694,13 +1692,9 @@ class Searcher {
           each->goal.clear();
           each->child_words.clear();
           each->child_counters.clear();
-          each->to_bound.clear();
+          each->same_as.clear();
         }
         expand_batch(taken, [&](int32_t thread, Expansion& e) { expand(thread, e, f); });
-        for (auto& each : expanders_) {
-          each->same_as.assign(each->found.children.size(), kNotBound);
-          for (const size_t k : each->to_bound) each->same_as[k] = kBoundHere;
-        }
         if (taken > 1) share_bounds(taken);
         if (pool_ && taken > 1) {
           std::atomic<int32_t> next{0};
@@ -1784,6 +1778,7 @@ class Searcher {
       if (x.packer.complete(row)) store_->prefetch_slot(child.hash);
       x.found.children.push_back(child);
       x.goal.push_back((status & kStatusGoal) != 0);
+      x.same_as.push_back(kNotBound);
     });
     e.end = x.found.children.size();
     for (size_t k = e.first; k < e.end; ++k) {
@@ -1808,7 +1803,7 @@ class Searcher {
       }
       if (child.found == kNone && child.sibling < 0) {
         x.fresh.push_back(k);
-        x.to_bound.push_back(k);
+        x.same_as[k] = kBoundHere;
       }
     }
     x.fresh.clear();
@@ -1841,10 +1836,10 @@ class Searcher {
   // with the tables' ids are compared (local keys name different values in two expansions).
   // Thread 0, between expand() and bound_children().
   void share_bounds(int32_t taken) {
-    size_t candidates = 0;
-    for (const auto& x : expanders_) candidates += x->to_bound.size();
-    // Open addressing, at most half full: each slot holds a candidate (thread << 32 | index).
-    seen_.assign(std::bit_ceil(2 * candidates + 2), -1);
+    size_t successors = 0;
+    for (const auto& x : expanders_) successors += x->same_as.size();
+    // Open addressing, at most half full: each slot holds a successor (thread << 32 | index).
+    seen_.assign(std::bit_ceil(2 * successors + 2), -1);
     const size_t mask = seen_.size() - 1;
     for (int32_t i = 0; i < taken; ++i) {
       const Expansion& e = batch_[i];
@@ -2070,12 +2065,12 @@ class Searcher {
   std::vector<Expansion> held_batch_;
   std::vector<Found> held_;
   std::vector<uint32_t> child_ids_;  // merge() scratch: the stored id of each successor
-  // Expander::same_as of a successor bounded itself, and of one not bounded (found stored, a
-  // sibling's twin, or pool-exhausted).
-  static constexpr int64_t kBoundHere = -1, kNotBound = -2;
-  std::vector<int64_t> seen_;  // share_bounds() scratch: the batch's new successors by hash
   IntVec merged_ids_;                // ... and the table's id of each local key
   IntVec merged_plain_ids_;          // ... and of each local key of plain facts
+  // Expander::same_as of a successor bounded itself, and of one not bounded (found stored, or
+  // a sibling's twin).
+  static constexpr int64_t kBoundHere = -1, kNotBound = -2;
+  std::vector<int64_t> seen_;  // share_bounds() scratch: the batch's new successors by hash
   bool delay_bound_ = true;  // whether the DelayHeuristic is part of the bound
   int32_t parallel_ = 1;      // actions per step: the robots in simultaneous mode, else 1
   std::vector<uint64_t> root_words_;  // the real start state (before canonicalization)
