@@ -1836,10 +1836,10 @@ class Searcher {
   // with the tables' ids are compared (local keys name different values in two expansions).
   // Thread 0, between expand() and bound_children().
   void share_bounds(int32_t taken) {
-    size_t successors = 0;
-    for (const auto& x : expanders_) successors += x->same_as.size();
+    size_t children = 0;
+    for (const auto& x : expanders_) children += x->same_as.size();
     // Open addressing, at most half full: each slot holds a successor (thread << 32 | index).
-    seen_.assign(std::bit_ceil(2 * successors + 2), -1);
+    seen_.assign(std::bit_ceil(2 * children + 2), -1);
     const size_t mask = seen_.size() - 1;
     for (int32_t i = 0; i < taken; ++i) {
       const Expansion& e = batch_[i];
