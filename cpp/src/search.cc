@@ -1635,8 +1635,10 @@ class Searcher {
 
   // A* pops states in batches (of one on a single thread; see search.h, "Threads"): up to
   // batch_size_ states of the current f layer, deepest first. They are expanded at once
-  // (expand(), by every thread, reading the search's tables but writing only the batch), and
-  // their successors are then stored in the batch's order (merge(), on thread 0). A successor
+  // (expand(), by every thread, reading the search's tables but writing only the batch), their
+  // new successors bounded (bound_children(), by every thread; a twin that two expansions of
+  // the batch reach, once: share_bounds()), and their successors are then stored in the
+  // batch's order (merge(), on thread 0). A successor
   // is one step deeper than its parent, so a merge changes only states deeper than the one
   // merged: states of the batch merged before it, as if popped and expanded one at a time.
   // The order of the stored states, and so the whole search, depends only on the batch size,
