@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import json
 import math
 import time
 from collections import deque
@@ -784,7 +785,7 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
 
     def fake(*args: Any, **kwargs: Any) -> robotouille.Plan:
         limits = args[8] if len(args) > 8 else kwargs.get("projection_limits")
-        calls.append({"limits": limits, "time_limit": args[5]})
+        calls.append({"limits": limits, "time_limit": args[5], "budget": args[4]})
         report = kwargs["progress"]
         named = rows[len(calls) - 1] if len(calls) <= len(rows) else None
         if named is not None and args[5] is None and report is not None:
@@ -805,15 +806,15 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
     monkeypatch.setattr(planning, "_run", fake)
     monkeypatch.setattr(planning, "_physical_memory", lambda: 8 << 30)
     planned = {"planned_seconds": planning.RESTART_PLANNED_SECONDS}
-    long = {
-        "planned_seconds": planning.LONG_PLANNED_SECONDS,
-        "planned_memory_bytes": int((8 << 30) * planning.LONG_PLANNED_MEMORY_SHARE),
-    }
+    # The long bound is planned for the search's budget, by default a share of the memory.
+    long = {"planned_seconds": planning.LONG_PLANNED_SECONDS}
+    default = int((8 << 30) * planning.DEFAULT_MEMORY_SHARE)
     # Coarse rows: the planned bound at once, then, still coarse, the long one.
     rows[:] = [(2, 0), (1, 3)]
     seen: list[planning.SearchStats] = []
     plan = robotouille.plan(env, progress=seen.append)
     assert [c["limits"] for c in calls] == [None, planned, long]
+    assert {c["budget"] for c in calls} == {default}
     assert plan.length == 8 and plan.stats.expanded == 12 and plan.stats.stored == 17
     assert plan.stats.bytes == 100 and plan.stats.initial_h == 0 and plan.stats.restarts == 2
     assert str(plan.stats).endswith(", 2 restarts")
@@ -851,22 +852,22 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
     rows[:] = [(2, 2)]
     robotouille.plan(env, algorithm="bfs")
     assert len(calls) == 1
-    # A long time limit plans for the same memory, unless the search has a budget.
+    # A long time limit plans for the search's budget, the default one or the one given.
     calls.clear()
     robotouille.plan(env, time_limit=planning.LONG_PLANNED_SECONDS)
     robotouille.plan(env, time_limit=planning.LONG_PLANNED_SECONDS, max_memory_bytes=1 << 30)
-    memory = {"planned_memory_bytes": long["planned_memory_bytes"]}
-    assert [c["limits"] for c in calls] == [memory, None]
-    # plan_many divides the memory among the searches at once; a budget is the search's own.
+    assert [(c["limits"], c["budget"]) for c in calls] == [(None, default), (None, 1 << 30)]
+    # plan_many divides the default among the searches at once; a budget is the search's own.
     calls.clear()
     rows[:] = [(0, 1), (0, 1)]
     robotouille.plan_many([env, env], threads=2, progress=False)
-    assert {c["limits"]["planned_memory_bytes"] for c in calls if c["limits"]} == {
-        long["planned_memory_bytes"] // 2
-    }
-    assert planning._long_bound_limits(1 << 30, 1) == {
-        "planned_seconds": planning.LONG_PLANNED_SECONDS
-    }
+    assert {c["budget"] for c in calls} == {default // 2}
+    calls.clear()
+    robotouille.plan_many([env, env], threads=2, progress=False, max_memory_bytes=1 << 30)
+    assert {c["budget"] for c in calls} == {1 << 30}
+    # Called without a budget, the long bound's limits plan for the default.
+    assert planning._long_bound_limits(None, 2) == {**long, "planned_memory_bytes": default // 2}
+    assert planning._long_bound_limits(1 << 30, 1) == long
     # bound_memory_bytes plans the long bound for the memory it names, budget or not.
     calls.clear()
     named = {"planned_memory_bytes": 3 << 30}
@@ -902,9 +903,43 @@ def test_an_untimed_search_whose_bound_is_coarse_starts_over_with_larger_bounds(
             robotouille.plan(env, **{"bound_memory_bytes": 1 << 30, **wrong})
     with pytest.raises(TypeError, match="bound_memory_bytes must be an int"):
         robotouille.plan(env, bound_memory_bytes=1.5e9)  # type: ignore[arg-type]
+    # Where the system does not say how much memory it has: no budget, nothing planned.
     monkeypatch.setattr(planning, "_physical_memory", lambda: 0)
-    alone = planning._long_bound_limits(None, 1)
-    assert alone == {"planned_seconds": planning.LONG_PLANNED_SECONDS}
+    assert planning._long_bound_limits(None, 1) == long
+    calls.clear()
+    robotouille.plan(env, time_limit=planning.LONG_PLANNED_SECONDS)
+    assert [(c["limits"], c["budget"]) for c in calls] == [(None, None)]
+
+
+def test_without_a_budget_a_search_stops_at_the_default_share_of_the_memory(
+    monkeypatch: Any, tmp_path: Any, capsys: Any
+) -> None:
+    """A search given no max_memory_bytes stops at DEFAULT_MEMORY_SHARE of the physical memory
+    (divided among plan_many's searches) with SearchLimitError, saying that the default stopped
+    it, instead of growing until the machine runs out; a budget given is kept to instead."""
+    (instance,) = datasets.load("asynchronous", seeds=[42], tasks=["5"])
+    env = instance.load()
+    whole = robotouille.plan(env, "bfs", progress=False)  # 115,166 states, about 4 MiB
+    monkeypatch.setattr(planning, "_physical_memory", lambda: whole.stats.bytes)
+    budget = int(whole.stats.bytes * planning.DEFAULT_MEMORY_SHARE)
+    said = f"by default {budget / 2**20:,.0f} MiB, 50% of the physical memory;"
+    with pytest.raises(robotouille.SearchLimitError, match=said) as caught:
+        robotouille.plan(env, "bfs", progress=False)
+    assert caught.value.limit == "max_memory_bytes"
+    assert caught.value.stats.bytes <= whole.stats.bytes  # type: ignore[attr-defined]
+    assert caught.value.stats.stored < whole.stats.stored  # type: ignore[attr-defined]
+    path = tmp_path / "asynchronous_5.json"
+    path.write_text(json.dumps(instance.environment))
+    assert main(["plan", str(path), "--algorithm", "bfs", "--no-progress"]) == 3
+    assert said in capsys.readouterr().err
+    shares = robotouille.plan_many([env, env], 2, "bfs", progress=False, return_exceptions=True)
+    assert all(isinstance(e, robotouille.SearchLimitError) for e in shares)
+    assert all("divided among 2 searches at once" in str(e) for e in shares)
+    # A budget given is the search's own, and its error says nothing of a default.
+    with pytest.raises(robotouille.SearchLimitError) as given:
+        robotouille.plan(env, "bfs", progress=False, max_memory_bytes=whole.stats.bytes // 2)
+    assert given.value.limit == "max_memory_bytes" and "default" not in str(given.value)
+    assert robotouille.plan(env, "bfs", max_memory_bytes=2 * whole.stats.bytes).length == 21
 
 
 @needs_shared

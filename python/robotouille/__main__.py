@@ -30,7 +30,7 @@ from .domains import list_bundled_environments
 from .env import MODES, Env, load
 from .errors import InvalidActionError, RobotouilleError, SearchLimitError
 from .generate import DEFAULT_MAX_ATTEMPTS, generate
-from .planning import _HEURISTICS, LONG_PLANNED_SECONDS, plan
+from .planning import _HEURISTICS, DEFAULT_MEMORY_SHARE, LONG_PLANNED_SECONDS, plan
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -108,7 +108,7 @@ def _plan(args: argparse.Namespace) -> int:
             bound_memory_bytes=args.bound_memory,
         )
     except SearchLimitError as exc:
-        print(f"robotouille: search stopped at its {exc.limit} limit: {exc.stats}", file=sys.stderr)
+        print(f"robotouille: {exc}", file=sys.stderr)
         return 3
     for i, action in enumerate(result.actions, 1):
         entries = action if isinstance(action, list) else [action]
@@ -210,7 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     planner.add_argument("--heuristic", choices=_HEURISTICS, default="projections")
     planner.add_argument("--max-states", type=int, default=None)
-    planner.add_argument("--max-memory", type=int, default=None, help="bytes")
+    planner.add_argument(
+        "--max-memory",
+        type=int,
+        default=None,
+        help="bytes the search's tables may take (default: "
+        f"{DEFAULT_MEMORY_SHARE:.0%} of the physical memory)",
+    )
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")
     planner.add_argument(
         "--bound-memory",
@@ -218,8 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="A* only: bytes a long search's bound is planned for (with a time limit of "
         f"{LONG_PLANNED_SECONDS:g} s or more, or without one once it starts over), in place of "
-        "--max-memory or half of the physical memory; its construction holds up to about half "
-        "of it",
+        "the memory budget (--max-memory, or its default); its construction holds up to about "
+        "half of it",
     )
     planner.add_argument(
         "--weight",

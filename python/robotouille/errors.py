@@ -86,10 +86,12 @@ class SearchLimitError(RobotouilleError, RuntimeError):
         stats: The search statistics at the moment it stopped (a ``SearchStats``).
     """
 
-    def __init__(self, limit: str, stats: object) -> None:
+    def __init__(self, limit: str, stats: object, detail: str = "") -> None:
+        """``detail``, where given, says more about the limit (after its name, in brackets)."""
         self.limit = limit
         self.stats = stats
-        super().__init__(f"plan search stopped at its {limit} limit: {stats}")
+        said = f" ({detail})" if detail else ""
+        super().__init__(f"plan search stopped at its {limit} limit{said}: {stats}")
 
 
 class UnsolvableError(RobotouilleError, ValueError):

@@ -107,10 +107,13 @@ rows, or the time those caps take to build where that is longer (at 10 us per ab
 one thread, ``kLongSecondsPerState``: caps planned for more than about 12 GB). On
 multi_agent/10 seed 420 its rows without sinks raise the start bound from 43 to 55 (the optimum
 is 58) in about 70 s on two threads (benchmarks/README.md)."""
-LONG_PLANNED_MEMORY_SHARE = 0.5
-"""Without ``max_memory_bytes``, that long bound's caps are planned for this share of the
-physical memory, divided among the searches running at once: half of it for construction, at
-400 bytes per abstract state; the rows it keeps take about 240 bytes per state while the search
+DEFAULT_MEMORY_SHARE = 0.5
+"""Without ``max_memory_bytes``, a search's budget is this share of the physical memory, divided
+among the searches running at once (:func:`plan_many`): a search too large for the machine
+turns to partial expansion at half of it and stops with :class:`SearchLimitError` at all of it,
+where it would otherwise run the machine out of memory and be killed. A long search's bound
+is planned for the budget: half of it for construction, at 400 bytes per abstract state (not
+counted in the budget); the rows it keeps take about 240 bytes per state while the search
 runs."""
 
 Progress = Callable[["SearchStats"], None]
@@ -674,13 +677,24 @@ def _planned_memory(
 
     ``bound_memory_bytes`` where given (see :func:`plan`), whatever the budget; else nothing
     where the search has a memory budget (its caps are planned for that); else
-    :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory divided among the searches running
-    at once (nothing where the system does not say how much there is).
+    the default budget of each of the searches running at once (:func:`_memory_budget`; nothing
+    where the system does not say how much memory there is).
     """
     if bound_memory_bytes is not None:
         return {"planned_memory_bytes": int(bound_memory_bytes)}
-    planned = int(_physical_memory() * LONG_PLANNED_MEMORY_SHARE) // max(1, searches_at_once)
-    return {"planned_memory_bytes": planned} if max_memory_bytes is None and planned > 0 else {}
+    planned = None if max_memory_bytes is not None else _memory_budget(None, searches_at_once)
+    return {"planned_memory_bytes": planned} if planned else {}
+
+
+def _memory_budget(max_memory_bytes: int | None, searches_at_once: int) -> int | None:
+    """A search's memory budget: ``max_memory_bytes``, or the default where that is None.
+
+    The default is :data:`DEFAULT_MEMORY_SHARE` of the physical memory divided among the
+    searches running at once, or None where the system does not say how much memory it has.
+    """
+    if max_memory_bytes is not None:
+        return max_memory_bytes
+    return int(_physical_memory() * DEFAULT_MEMORY_SHARE) // max(1, searches_at_once) or None
 
 
 def _long_bound_limits(
@@ -1409,6 +1423,10 @@ def plan(
             their parents again for the others when they fall due (partial expansion): the
             same optimal plans with several times fewer states stored, for more time per
             state (``stats.deferred`` counts those expansions; see the search.h comment).
+            Default (None): :data:`DEFAULT_MEMORY_SHARE` of the physical memory, so that a
+            search too large for the machine stops with :class:`SearchLimitError` instead of
+            being killed when the memory runs out (no limit where the system does not say how
+            much memory it has); pass a larger number to allow more.
         time_limit: Stop after this many seconds, counting the time to build the bound's
             tables (the first search of a task builds them). Projections beyond the first
             size caps are built only if they are predicted to end within half of it; past
@@ -1417,21 +1435,19 @@ def plan(
             ``max_memory_bytes``, which the search's tables fill only after construction
             ends; under that budget they grow only while it holds them, at 400 bytes per
             abstract state). From 5 minutes (:data:`LONG_PLANNED_SECONDS`) every cap is what
-            half of the memory budget holds, or without one half of
-            :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory (shared among
-            :func:`plan_many`'s searches at once), and a projection whose timers repeat is
-            built whole where it fits (not with a sink): minutes of construction that can raise
-            the start bound by ten.
+            half of the memory budget holds (the default one included), and a projection
+            whose timers repeat is built whole where it fits (not with a sink): minutes of
+            construction that can raise the start bound by ten.
             Without a time limit the caps stay as they are, and an A* search that has run
             :data:`RESTART_AFTER_SECONDS` while its bound left rows coarse
             (``stats.coarse_rows``) starts over with the bound a search limited to
             :data:`RESTART_PLANNED_SECONDS` builds. One that has run
             :data:`LONG_RESTART_AFTER_SECONDS` while rows are still coarse or built with a sink
             (``stats.sink_rows``) starts over with the bound of a long search: a search limited
-            to :data:`LONG_PLANNED_SECONDS` builds it, under ``max_memory_bytes`` or else
-            :data:`LONG_PLANNED_MEMORY_SHARE` of the physical memory (minutes of construction
-            and a few GB, but hours less search where the rows matter). The statistics then add
-            up the tries (``bytes``: the largest, ``initial_h`` and ``bound``: the last's).
+            to :data:`LONG_PLANNED_SECONDS` builds it, under the memory budget (minutes of
+            construction and a few GB, but hours less search where the rows matter). The
+            statistics then add up the tries (``bytes``: the largest, ``initial_h`` and
+            ``bound``: the last's).
         symmetry: Store one state per orbit of interchangeable objects (e.g. empty tables,
             two breads; see :mod:`robotouille.symmetry`). Never changes the optimal length;
             turn it off only to compare.
@@ -1456,7 +1472,7 @@ def plan(
             the optimum long before A* would finish: on multi_agent/10 seed 168, 1.0625 gives
             67 steps (the optimum is at least 65), 2 gives 123 (benchmarks/README.md).
         bound_memory_bytes: For A*: the memory a long search's bound is planned for, in place
-            of ``max_memory_bytes`` or the share of the physical memory (see ``time_limit``;
+            of the memory budget, ``max_memory_bytes`` or the default (see ``time_limit``;
             with a time limit of :data:`LONG_PLANNED_SECONDS` or more, or without one after the
             restart to the long bound): its caps take half of it at 400 bytes per abstract
             state over all rows, and it holds up to about half of it while it builds. For a
@@ -1493,22 +1509,47 @@ def plan(
         report = progress
     else:
         raise TypeError(f"progress must be a bool, a callable or None, got {progress!r}")
+    budget = _memory_budget(max_memory_bytes, 1)
     try:
-        return run(
-            env,
-            algorithm,
-            heuristic,
-            max_states,
-            max_memory_bytes,
-            time_limit,
-            None,
-            symmetry,
-            progress=report,
-            threads=threads,
-        )
+        with _default_budget_said(max_memory_bytes, budget, 1):
+            return run(
+                env,
+                algorithm,
+                heuristic,
+                max_states,
+                budget,
+                time_limit,
+                None,
+                symmetry,
+                progress=report,
+                threads=threads,
+            )
     finally:
         if line is not None:
             line.close()
+
+
+@contextlib.contextmanager
+def _default_budget_said(
+    max_memory_bytes: int | None, budget: int | None, searches_at_once: int
+) -> Iterator[None]:
+    """Raises a SearchLimitError of the default memory budget again, saying how much that was.
+
+    Only where the caller gave no ``max_memory_bytes``; other errors pass unchanged.
+    """
+    try:
+        yield
+    except SearchLimitError as error:
+        if max_memory_bytes is not None or budget is None or error.limit != "max_memory_bytes":
+            raise
+        share = f"{DEFAULT_MEMORY_SHARE:.0%} of the physical memory"
+        if searches_at_once > 1:
+            share += f" divided among {searches_at_once} searches at once"
+        raise SearchLimitError(
+            error.limit,
+            error.stats,
+            f"by default {budget / 2**20:,.0f} MiB, {share}; pass max_memory_bytes for another",
+        ) from None
 
 
 def optimal_length(env: Env, algorithm: Algorithm = "astar", **limits: Any) -> int:
@@ -1551,7 +1592,8 @@ def plan_many(
         algorithm: As in :func:`plan`.
         heuristic: As in :func:`plan`.
         max_states: As in :func:`plan`, per search.
-        max_memory_bytes: As in :func:`plan`, per search.
+        max_memory_bytes: As in :func:`plan`, per search (the default's share of the physical
+            memory is divided among the searches running at once).
         time_limit: As in :func:`plan`, per search.
         symmetry: As in :func:`plan`.
         progress: Print a progress line to stderr (default: when stderr is a terminal).
@@ -1576,20 +1618,23 @@ def plan_many(
     stop = threading.Event()
     results: list[Any] = [None] * len(envs)
 
-    run = _runner(algorithm, weight, min(workers, len(envs)), bound_memory_bytes)
+    at_once = min(workers, len(envs))
+    run = _runner(algorithm, weight, at_once, bound_memory_bytes)
+    budget = _memory_budget(max_memory_bytes, at_once)
 
     def work(i: int) -> Plan:
-        return run(
-            envs[i],
-            algorithm,
-            heuristic,
-            max_states,
-            max_memory_bytes,
-            time_limit,
-            stop.is_set,
-            symmetry,
-            threads=per_search,
-        )
+        with _default_budget_said(max_memory_bytes, budget, at_once):
+            return run(
+                envs[i],
+                algorithm,
+                heuristic,
+                max_states,
+                budget,
+                time_limit,
+                stop.is_set,
+                symmetry,
+                threads=per_search,
+            )
 
     done = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
