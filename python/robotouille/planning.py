@@ -682,7 +682,9 @@ def _planned_memory(
     """
     if bound_memory_bytes is not None:
         return {"planned_memory_bytes": int(bound_memory_bytes)}
-    planned = None if max_memory_bytes is not None else _memory_budget(None, searches_at_once)
+    if max_memory_bytes is not None:
+        return {}
+    planned = _memory_budget(None, searches_at_once)
     return {"planned_memory_bytes": planned} if planned else {}
 
 
