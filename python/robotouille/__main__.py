@@ -187,8 +187,8 @@ def _datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line; returns the exit status."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line's parser, with a subparser per command."""
     parser = argparse.ArgumentParser(prog="robotouille", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     play = sub.add_parser("play", help="play an environment and print its observations")
@@ -214,8 +214,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--max-memory",
         type=int,
         default=None,
+        # argparse formats help with %, so the percent sign is doubled.
         help="bytes the search's tables may take (default: "
-        f"{DEFAULT_MEMORY_SHARE:.0%} of the physical memory)",
+        f"{DEFAULT_MEMORY_SHARE * 100:.0f}%% of the physical memory)",
     )
     planner.add_argument("--time-limit", type=float, default=None, help="seconds")
     planner.add_argument(
@@ -298,7 +299,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         command.add_argument(
             "--source", default=None, help="original checkout to read tasks from (default: ours)"
         )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
     try:
         if args.command == "tasks":
             print("\n".join(list_bundled_environments()))
