@@ -1155,6 +1155,13 @@ def test_cli_prints_the_plan_and_statistics(capsys: Any) -> None:
     assert f"Optimal plan: {length} steps" in out
     assert main(["plan", "cheese_sandwich", "--algorithm", "bfs", "--max-states", "2"]) == 3
     assert "max_states" in capsys.readouterr().err
+    # A stopped A* says what it proved: here the start's bound, the first layer.
+    with pytest.raises(robotouille.SearchLimitError) as stopped:
+        robotouille.plan(robotouille.load("cheese_sandwich"), max_states=2)
+    proven = stopped.value.stats.bound
+    assert 0 < proven <= length
+    assert main(["plan", "cheese_sandwich", "--max-states", "2"]) == 3
+    assert f"every plan takes at least {proven} steps" in capsys.readouterr().err
     assert main(["plan", "cheese_sandwich", "--threads", "1"]) == 0
     assert f"Optimal plan: {length} steps" in capsys.readouterr().out
     with pytest.raises(SystemExit):

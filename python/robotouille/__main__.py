@@ -109,6 +109,15 @@ def _plan(args: argparse.Namespace) -> int:
         )
     except SearchLimitError as exc:
         print(f"robotouille: {exc}", file=sys.stderr)
+        # Every A* layer below it (BFS: every depth up to it) held no goal. Weighted A* and the
+        # agenda prove nothing (0).
+        proven = getattr(exc.stats, "bound", 0)
+        if proven > 0:
+            print(
+                f"robotouille: proved before it stopped: every plan takes at least {proven} "
+                "steps",
+                file=sys.stderr,
+            )
         return 3
     for i, action in enumerate(result.actions, 1):
         entries = action if isinstance(action, list) else [action]
