@@ -142,8 +142,10 @@ class SearchStats:
             repeated timers (a pot filled at two sinks, say) lead to one abstract state that
             reads 0, which keeps the row small but its bound weak. A long search under a memory
             budget builds them without where they fit.
-        bound: The deepest BFS layer or largest A* f value fully explored (0 for weighted A*,
-            which proves no bound).
+        bound: A lower bound on the optimal length that the search proved: the A* layer (f
+            value) it was searching, every layer below it searched without a goal, or the BFS
+            depth it was expanding, every state up to it tested (0 for weighted A* and the
+            agenda, which prove none).
         seconds: Wall-clock time of the call: the search, and building the bound's and the
             symmetry's tables (in Python once per task, then cached; in C++ per search).
         restarts: Times the search started over with a larger bound (see :func:`plan`); the

@@ -234,7 +234,7 @@ struct SearchStats {
   int64_t abstract_states = 0;  // states of the projection bound's abstractions
   int32_t coarse_rows = 0;      // its objects whose full row was not built (coarse_rows())
   int32_t sink_rows = 0;        // its objects whose full row has a sink (sink_rows())
-  int32_t bound = 0;          // largest f (A*) or depth (BFS) fully explored so far
+  int32_t bound = 0;            // lower bound proven: A*'s current f layer, BFS's depth
   double seconds = 0;
 };
 
