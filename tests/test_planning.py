@@ -539,6 +539,39 @@ def test_a_state_limit_that_leaves_every_successor_out_is_a_limit(algorithm: str
     assert info.value.stats.stored == 1
 
 
+@pytest.mark.parametrize(
+    ("dataset", "task", "seed"),
+    [("asynchronous", "1", 1002), ("asynchronous", "1", 1003), ("synchronous", "5", 1001)],
+)
+def test_a_search_stopped_at_its_state_limit_proves_no_more_than_the_optimum(
+    dataset: str, task: str, seed: int
+) -> None:
+    # stats.bound is a proven lower bound: A* once moved on to the next layer while a successor
+    # the limit left out lay in the layer it had just finished, and claimed one step too many.
+    (instance,) = datasets.load(dataset, seeds=[seed], tasks=[task])
+    env = instance.load()
+    optimum = robotouille.plan(env, threads=1)
+    bounds = set()
+    for threads in (1, 2):
+        stored = robotouille.plan(env, threads=threads).stats.stored
+        for max_states in range(1, stored, max(1, stored // 40)):
+            try:
+                found = robotouille.plan(env, max_states=max_states, threads=threads)
+            except SearchLimitError as stopped:
+                assert stopped.limit == "max_states"
+                proven = stopped.stats.bound
+                assert optimum.stats.initial_h <= proven <= optimum.length, (threads, max_states)
+                bounds.add(proven)
+            else:
+                assert found.length == optimum.length
+    # The limits above stop the search in more than one layer where the start bound is short.
+    assert len(bounds) > 1 or optimum.stats.initial_h == optimum.length
+    for max_states in (10, 100, 1000, 10_000):  # BFS: the depth it was expanding
+        with pytest.raises(SearchLimitError) as stopped_bfs:
+            robotouille.plan(env, "bfs", max_states=max_states)
+        assert 0 <= stopped_bfs.value.stats.bound < optimum.length
+
+
 @needs_shared
 def test_limits_stop_the_search_with_statistics() -> None:
     env = robotouille.load(EXAMPLES / "synchronous/2_lettuce_tomato_sandwich.json")

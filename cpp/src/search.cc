@@ -1652,6 +1652,9 @@ class Searcher {
     info_[root].h = stored_h(h0);
     push_open(root, 0, f_of(0, h0));
     for (size_t layer = 0; layer < open_.size(); ++layer) {
+      // A successor left out at the state limit may lie in the layer just finished (f never
+      // drops below the parent's), so the bound proved stays that layer's.
+      if (full_ && !weighted) return SearchStatus::kStateLimit;
       const auto f = static_cast<int32_t>(layer);
       if (!weighted) stats_.bound = f;
       for (;;) {

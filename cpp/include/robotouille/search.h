@@ -131,8 +131,10 @@
  * Limits: max_states (stored states), max_memory_bytes (the search's own tables), time_limit
  * (seconds) and a poll callback (for Ctrl-C and progress reports: it gets the statistics so
  * far), checked every few hundred expansions; when one trips the search stops and returns its
- * status with the statistics so far. Plans are at most kMaxSearchDepth steps long (a state's
- * steps from the start take 16 bits): a search about to expand a state that deep stops too.
+ * status with the statistics so far; their `bound` is a proven lower bound on the optimum (A*
+ * at the state limit stops before it starts a layer, since a successor left out may lie in the
+ * layer before). Plans are at most kMaxSearchDepth steps long (a state's steps from the start
+ * take 16 bits): a search about to expand a state that deep stops too.
  *
  * Ownership: search() reads the Task (shared, immutable) and owns everything it allocates,
  * its threads included (they end with the call); it is safe to run many searches on different
