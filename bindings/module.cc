@@ -660,7 +660,8 @@ NB_MODULE(_core, m) {
          const std::string& mode, bool lmcut, std::vector<int32_t> robots, int64_t max_states,
          int64_t max_memory_bytes, double time_limit, nb::object cancel, nb::object symmetry,
          nb::object projections, nb::object packing, nb::object projection_task,
-         nb::object projection_limits, std::vector<int32_t> relocations, int32_t weight,
+         nb::object projection_limits, std::vector<int32_t> relocations,
+         std::vector<int32_t> commuting, int32_t weight,
          int32_t weight_denominator, nb::object progress, double progress_every, int32_t threads,
          int32_t batch, int32_t partial_slack, int64_t partial_from_bytes) {
         check_row(t, words, counters);
@@ -682,6 +683,7 @@ NB_MODULE(_core, m) {
           }
         }
         o.relocation_robot = std::move(relocations);
+        o.commuting_robot = std::move(commuting);
         if (!symmetry.is_none()) o.symmetry = symmetry_spec(nb::cast<nb::dict>(symmetry));
         if (!projections.is_none()) {
           o.projections = projection_spec(nb::cast<nb::dict>(projections));
@@ -729,7 +731,8 @@ NB_MODULE(_core, m) {
       nb::arg("projections").none() = nb::none(), nb::arg("packing").none() = nb::none(),
       nb::arg("projection_task").none() = nb::none(),
       nb::arg("projection_limits").none() = nb::none(),
-      nb::arg("relocations") = std::vector<int32_t>{}, nb::arg("weight") = 1,
+      nb::arg("relocations") = std::vector<int32_t>{},
+      nb::arg("commuting") = std::vector<int32_t>{}, nb::arg("weight") = 1,
       nb::arg("weight_denominator") = 1, nb::arg("progress").none() = nb::none(),
       nb::arg("progress_every") = 1.0, nb::arg("threads") = 1, nb::arg("batch") = 0,
       nb::arg("partial_slack") = robotouille::SearchOptions{}.partial_slack,
@@ -755,6 +758,8 @@ NB_MODULE(_core, m) {
       "relocations: per "
       "grounding, the robot it only moves between stations, or -1 (in centralized mode a robot "
       "that just moved is offered neither a move nor a no-op; see search.h), or empty for none. "
+      "commuting: per grounding, the robot whose moves are not offered right after it, or -1 "
+      "(with relocations; see search.h, \"Commutation pruning\"), or empty for none. "
       "weight, weight_denominator: A* with f = g + w * h, w = weight / weight_denominator "
       "(at least 1); above 1 the plan is not necessarily optimal (see search.h). "
       "progress: called every progress_every seconds of the search with its statistics so far "

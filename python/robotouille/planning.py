@@ -48,6 +48,7 @@ from .problem import Goal, GoalAtom
 from .projections import (
     PLACE_PREDICATES,
     _only_actions_write,
+    _rows,
     find_projections,
     implied_goal_task,
     move_literals,
@@ -428,6 +429,75 @@ def _relocation_tables(env: Env) -> list[int]:
     return _cached_tables(env, ("relocations",), build)["robot"]
 
 
+def _special_effect_facts(task: CompiledTask) -> set[int] | None:
+    """Every fact a special effect may read or write, or None where one deletes objects.
+
+    Condition and effect literals of every template's nodes (a literal about a created object
+    for every object of the group's pool), the existence facts a creation reads and writes,
+    and the guards (existence facts) of the literals.
+    """
+    nodes, lits = task.nodes, task.literals
+    facts: set[int] = set()
+    for t, first in enumerate(task.template_first):
+        for n in range(first, first + task.template_count[t]):
+            if nodes.type[n] == 4:  # a deletion clears every fact of its object
+                return None
+            pool = [o for group in task.group_slots for o in group]
+            if nodes.create_group[n] >= 0:
+                pool = task.group_slots[nodes.create_group[n]]
+            if nodes.type[n] == 3:
+                facts |= {int(task.exists_fact[o]) for o in pool} - {-1}
+            for i in range(nodes.fx_begin[n], nodes.fx_begin[n + 1]):
+                facts.update(lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]])
+                stride = lits.created_stride[i]
+                if stride:
+                    facts |= {lits.fact[i] + stride * int(task.typepos[o]) for o in pool}
+                else:
+                    facts.add(lits.fact[i])
+    return facts
+
+
+def _commuting_tables(env: Env) -> list[int]:
+    """Per grounding, the robot whose moves are not expanded right after it, or -1.
+
+    Commutation pruning (search.h) needs relocation pruning and exactly two robots. A grounding
+    of robot s commutes with the other robot's moves when it is no move and no no-op, starts
+    no special effect, and its facts (preconditions and effects) are none that a special
+    effect reads or writes and none that a move of the other robot reads or writes: then that
+    move and the grounding give the same state in either order, whatever the timers do between
+    them. Empty where the pruning does not apply.
+    """
+    relocated = _relocation_tables(env)
+    robots = list(env._robot_objects)
+    if not relocated or len(robots) != 2:
+        return []
+
+    def build() -> dict[str, list[int]]:
+        task = env.task
+        effect_facts = _special_effect_facts(task)
+        if effect_facts is None:
+            return {"robot": []}
+        pre_pos, pre_neg = _rows(task.pre_pos), _rows(task.pre_neg)
+        eff, sfx = _rows(task.eff_fact), _rows(task.sfx_templates)
+        touched = [set(pre_pos[g]) | set(pre_neg[g]) | set(eff[g]) for g in range(len(eff))]
+        moves_touch: dict[int, set[int]] = {r: set() for r in robots}
+        for g, r in enumerate(relocated):
+            if r in moves_touch:
+                moves_touch[r] |= touched[g]
+        other = {robots[0]: robots[1], robots[1]: robots[0]}
+        commuting = [-1] * len(eff)
+        for g, facts in enumerate(touched):
+            s = int(task.owner[g])
+            if s not in other or relocated[g] >= 0 or not eff[g] or sfx[g]:
+                continue
+            if facts & effect_facts or facts & moves_touch[other[s]]:
+                continue
+            commuting[g] = other[s]
+        return {"robot": commuting}
+
+    return _cached_tables(env, ("commuting",), build)["robot"]
+
+
 def _breaks(bits: np.ndarray, begin: list[int], facts: list[int]) -> bool:
     """Whether the state's fact bits have two true facts in one of the sets (CSR)."""
     return any(int(bits[facts[begin[k] : begin[k + 1]]].sum()) > 1 for k in range(len(begin) - 1))
@@ -604,6 +674,7 @@ def _run(
         projection_task=projection_task,
         projection_limits=projection_limits,
         relocations=_relocation_tables(env),
+        commuting=_commuting_tables(env),
         weight=ratio.numerator,
         weight_denominator=ratio.denominator,
         progress=(

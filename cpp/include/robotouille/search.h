@@ -82,6 +82,21 @@
  * expanded already, it is expanded once more for the successors skipped before. Under
  * symmetry reduction the robot is named as in the stored representative.
  *
+ * Commutation pruning (with relocation pruning, two robots): commuting_robot marks the
+ * groundings of robot s that commute with every move of the other robot r: no move and no
+ * no-op, no special effect started, and none of their facts (preconditions and effects) read or
+ * written by a special effect or by a move of r (python/robotouille/planning.py checks this per
+ * grounding). After such a step, r's moves are not expanded. A step b of s followed by r's move
+ * a becomes a then b, same length and end state: a needs only where r stands and that its
+ * target is vacant, which b leaves as they are; b's preconditions are facts neither a nor the
+ * end-of-step pass writes; and the pass does the same in either order, since it reads nothing
+ * a or b writes and writes nothing they write. Together with the rewrites above, each rewrite
+ * removes a move, or moves a wait earlier, or (this one) keeps both and undoes one pair of a
+ * commuting step before a later move of another robot, so rewriting ends in a plan that
+ * neither pruning skips. The rule names no robot order, so it holds under symmetry reduction's
+ * renaming of the robots. Its mover code keeps the no-ops; two steps into one state with
+ * different codes lift the pruning as above.
+ *
  * Threads (A*): with threads > 1, A* pops a batch of states of its current f layer (deepest
  * first), every thread expands some of them (successors, symmetry, packing, a read-only probe of
  * the visited set, the bound of those not found: most of the work), each with its own
@@ -202,6 +217,9 @@ struct SearchOptions {
   // Per grounding: the robot it relocates, or -1 (see "Relocation pruning"); empty: none.
   // Used in centralized mode only.
   IntVec relocation_robot;
+  // Per grounding: the robot whose moves are not expanded right after it, or -1 (see
+  // "Commutation pruning"); empty: none. Used only together with relocation_robot.
+  IntVec commuting_robot;
   // Interchangeable objects (symmetry.h); null or no classes: every state is stored as is.
   std::shared_ptr<const SymmetrySpec> symmetry;
   // Called every ~0.1 s from the searching thread with the statistics so far (stored, bytes,
