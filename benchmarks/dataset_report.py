@@ -35,7 +35,10 @@ Usage (from the repository root)::
         [--write-manifest] [--retry-unsolved]
         [--witnesses [--improve-witnesses] [--witness-methods 1.0625,agenda]]
         [--witness-time-limit 600] [--no-search]
-        [--no-clearing]
+        [--no-clearing] [--no-commuting]
+
+``--no-clearing`` and ``--no-commuting`` are baselines for side-by-side comparisons: the bound
+without its clearing term, or the search without commutation pruning (search.h).
 """
 
 from __future__ import annotations
@@ -45,14 +48,26 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import robotouille
 from clearing_report import without_clearing
-from robotouille import SearchLimitError, UnsolvableError, datasets
+from robotouille import SearchLimitError, UnsolvableError, datasets, planning
 
 MANIFEST = Path(__file__).resolve().parents[1] / "domains" / "robotouille" / "manifest.json"
+
+
+@contextlib.contextmanager
+def without_commuting() -> Iterator[None]:
+    """Plans inside the block search without commutation pruning (search.h)."""
+    shipped = planning._commuting_tables
+    planning._commuting_tables = lambda env: []
+    try:
+        yield
+    finally:
+        planning._commuting_tables = shipped
 
 
 def manifest_entries() -> dict[str, dict[str, Any]]:
@@ -211,9 +226,14 @@ def main() -> None:
         action="store_true",
         help="search with the bound's clearing term left out (a side-by-side baseline)",
     )
+    parser.add_argument(
+        "--no-commuting",
+        action="store_true",
+        help="search without commutation pruning (a side-by-side baseline)",
+    )
     args = parser.parse_args()
-    if args.no_clearing and args.write_manifest:
-        parser.error("--no-clearing is for comparisons; it writes no manifest")
+    if (args.no_clearing or args.no_commuting) and args.write_manifest:
+        parser.error("--no-clearing and --no-commuting are for comparisons; they write no manifest")
     memory_gb = args.memory_gb if args.memory_gb is not None else _default_memory_gb(args.threads)
     bound_memory = None if args.bound_memory_gb is None else int(args.bound_memory_gb * 2**30)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else datasets.DEFAULT_SEEDS
@@ -239,7 +259,11 @@ def main() -> None:
     ]
     envs = [inst.load() for inst in todo]
     generated = time.perf_counter()
-    with without_clearing() if args.no_clearing else contextlib.nullcontext():
+    with contextlib.ExitStack() as baselines:
+        if args.no_clearing:
+            baselines.enter_context(without_clearing())
+        if args.no_commuting:
+            baselines.enter_context(without_commuting())
         results = robotouille.plan_many(
             envs,
             threads=args.threads,
@@ -252,6 +276,7 @@ def main() -> None:
 
     solved_now = dict(zip((i.key for i in todo), results))
     entries: list[dict[str, Any]] = []
+    expanded = generated_states = 0  # by the searches run now
     for inst in instances:
         if inst.key not in solved_now:
             entries.append(previous[inst.key])
@@ -277,6 +302,8 @@ def main() -> None:
             raise result
         entry["seconds"] = round(stats.seconds, 3)
         entry["expanded"] = stats.expanded
+        expanded += stats.expanded
+        generated_states += stats.generated
         if entry["optimal_length"] is None:  # a witness stays valid whatever the search did
             entry.update(
                 (k, v) for k, v in existing.get(inst.key, {}).items() if k in WITNESS_FIELDS
@@ -314,6 +341,8 @@ def main() -> None:
         f"loading: {generated - start:.1f} s; solving: {solved_at - generated:.1f} s wall with "
         f"{args.threads} threads; total {solved_at - start:.1f} s."
     )
+    if todo:
+        print(f"The searches run now expanded {expanded:,} states, generated {generated_states:,}.")
     if args.write_manifest:
         # Instances of datasets this run left out keep their entries.
         existing.update((e["key"], e) for e in entries)
