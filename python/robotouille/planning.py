@@ -48,6 +48,7 @@ from .problem import Goal, GoalAtom
 from .projections import (
     PLACE_PREDICATES,
     _only_actions_write,
+    _pool,
     _rows,
     find_projections,
     implied_goal_task,
@@ -442,9 +443,7 @@ def _special_effect_facts(task: CompiledTask) -> set[int] | None:
         for n in range(first, first + task.template_count[t]):
             if nodes.type[n] == 4:  # a deletion clears every fact of its object
                 return None
-            pool = [o for group in task.group_slots for o in group]
-            if nodes.create_group[n] >= 0:
-                pool = task.group_slots[nodes.create_group[n]]
+            pool = _pool(task, nodes.create_group[n])
             if nodes.type[n] == 3:
                 facts |= {int(task.exists_fact[o]) for o in pool} - {-1}
             for i in range(nodes.fx_begin[n], nodes.fx_begin[n + 1]):
