@@ -727,7 +727,6 @@ struct alignas(64) Expander {
   std::vector<uint8_t> row;
   // Relocation pruning of the state being expanded (see Searcher::set_pruning).
   int32_t skip_robot = -1, only_robot = -1;
-  bool skip_no_ops = false;
   // Symmetric steps (search.h, "Symmetry reduction"): whether successors() generates one step
   // per orbit of the state's stabilizer (not while a plan is extracted), and per object the
   // class member it stands for there.
@@ -1022,51 +1021,48 @@ class Searcher {
   }
 
   // Relocation pruning (search.h): in centralized mode, after a step that moved robot r, r's
-  // moves and the no-ops are not expanded; commutation pruning: after a commuting step, the
-  // other robot's moves. Codes (robot, whether the no-ops are skipped too) 1, 2, ... for the
-  // flags' mover bits.
+  // moves and the no-ops are not expanded, nor after a step that commutes with r's moves.
+  // Codes robots 1, 2, ... for the flags' mover bits.
   void init_relocations() {
     code_robot_.assign(1, -1);
-    code_skips_no_ops_.assign(1, 0);
     robot_code_.assign(static_cast<size_t>(task_.num_objects), 0);
-    commuting_code_.assign(static_cast<size_t>(task_.num_objects), 0);
     const IntVec& relocated = options_.relocation_robot;
+    const IntVec& commuting = options_.commuting_robot;
     if (relocated.empty()) return;
-    auto codes = [&](const IntVec& robots, const char* name, IntVec& code_of, bool no_ops) {
-      if (static_cast<int32_t>(robots.size()) != task_.num_groundings) {
-        throw std::invalid_argument(std::string(name) + " needs one entry per grounding");
+    for (const IntVec* robots : {&relocated, &commuting}) {
+      if (robots->empty()) continue;
+      if (static_cast<int32_t>(robots->size()) != task_.num_groundings) {
+        throw std::invalid_argument("relocation_robot and commuting_robot need one entry per "
+                                    "grounding");
       }
-      for (int32_t r : robots) {
+      for (int32_t r : *robots) {
         if (r < -1 || r >= task_.num_objects) {
-          throw std::invalid_argument(std::string(name) + ": object id out of range");
+          throw std::invalid_argument("relocation_robot, commuting_robot: object id out of range");
         }
-        if (r < 0 || code_of[r] != 0) continue;
-        if (static_cast<int32_t>(code_robot_.size()) > kMaxMovers) return false;  // too many
-        code_of[r] = static_cast<int32_t>(code_robot_.size());
-        code_robot_.push_back(r);
-        code_skips_no_ops_.push_back(no_ops ? 1 : 0);
       }
-      return true;
-    };
-    if (!codes(relocated, "relocation_robot", robot_code_, true)) return;  // no pruning
+    }
+    for (int32_t r : relocated) {
+      if (r < 0 || robot_code_[r] != 0) continue;
+      if (static_cast<int32_t>(code_robot_.size()) > kMaxMovers) return;  // too many: no pruning
+      robot_code_[r] = static_cast<int32_t>(code_robot_.size());
+      code_robot_.push_back(r);
+    }
     if (options_.mode != PlanMode::kCentralized) return;
     relocated_ = relocated;
-    const IntVec& commuting = options_.commuting_robot;
-    if (!commuting.empty() && codes(commuting, "commuting_robot", commuting_code_, false)) {
+    // A commuting step names a robot that has moves (else nothing to skip): it gets its code.
+    if (std::all_of(commuting.begin(), commuting.end(),
+                    [&](int32_t r) { return r < 0 || robot_code_[r] != 0; })) {
       commuting_ = commuting;
     }
   }
 
   // The successors a state's expansion generates, from its flags: with a mover code, all but
-  // that robot's moves (and the no-ops, for a move's code); with kRestFlag too, only those (a
-  // second expansion).
+  // that robot's moves and the no-ops; with kRestFlag too, only those (a second expansion).
   void set_pruning(Expander& x, uint8_t flags) const {
-    const int32_t code = flags >> kMoverShift;
-    const int32_t robot = code_robot_[code];
+    const int32_t robot = code_robot_[flags >> kMoverShift];
     const bool rest = (flags & kRestFlag) != 0;
     x.skip_robot = rest ? -1 : robot;
     x.only_robot = rest ? robot : -1;
-    x.skip_no_ops = code_skips_no_ops_[code] != 0;
   }
 
   // A step reaches a stored state at its depth: its pruning keeps only what both steps
@@ -1078,15 +1074,11 @@ class Searcher {
     store_slot(flags, static_cast<uint8_t>(flags & ~kMoverMask));
     return true;
   }
-  // Whether relax_mover(id, bits) would change state id's pruning (only reads): not where the
-  // step skips all that the state's pruning skips (the same code, or a move of the robot whose
-  // moves a commuting step skips: its moves and the no-ops).
+  // Whether relax_mover(id, bits) would change state id's pruning (only reads).
   bool relaxes(uint32_t id, uint8_t bits) const {
     const uint8_t flags = load_slot(info_.at(id)->flags);
-    const int32_t have = (flags & kMoverMask) >> kMoverShift;
-    const int32_t step = (bits & kMoverMask) >> kMoverShift;
-    if (have == 0 || have == step || (flags & kRestFlag) != 0) return false;
-    return !(step != 0 && code_robot_[step] == code_robot_[have] && code_skips_no_ops_[step]);
+    const uint8_t have = flags & kMoverMask;
+    return have != 0 && have != (bits & kMoverMask) && (flags & kRestFlag) == 0;
   }
 
   // Whether storing one more state would exceed max_states (then the search stops).
@@ -1157,14 +1149,10 @@ class Searcher {
       if (orbits) x.canon->stabilizer(x.words.data(), x.counters.data(), x.representative);
       for (int32_t g : x.valid) {
         if (orbits && symmetric_step(x, &g, 1)) continue;
-        // Relocation pruning (search.h): after robot r's move, neither r's moves nor a no-op;
-        // commutation pruning: after a commuting step, not the moves of robot r it names.
-        if (x.skip_robot >= 0 && (relocated_[g] == x.skip_robot || (x.skip_no_ops && no_op_[g]))) {
-          continue;
-        }
-        if (x.only_robot >= 0 && relocated_[g] != x.only_robot && !(x.skip_no_ops && no_op_[g])) {
-          continue;
-        }
+        // Relocation pruning (search.h): after robot r's move, or a step that commutes with
+        // r's moves, neither r's moves nor a no-op.
+        if (x.skip_robot >= 0 && (relocated_[g] == x.skip_robot || no_op_[g])) continue;
+        if (x.only_robot >= 0 && relocated_[g] != x.only_robot && !no_op_[g]) continue;
         apply(&g, 1);
       }
       return;
@@ -1252,14 +1240,11 @@ class Searcher {
   // commuting step skips, named as in the representative, or 0.
   uint8_t canonical_child(Expander& x, const int32_t* groundings, int32_t n) const {
     int32_t mover = n == 1 && !relocated_.empty() ? relocated_[groundings[0]] : -1;
-    const bool commuted = mover < 0 && n == 1 && !commuting_.empty() &&
-                          commuting_[groundings[0]] >= 0;
-    if (commuted) mover = commuting_[groundings[0]];
+    if (mover < 0 && n == 1 && !commuting_.empty()) mover = commuting_[groundings[0]];
     x.swaps.clear();
     represent(x, x.next_words.data(), x.next_counters.data(), mover >= 0 ? &x.swaps : nullptr);
     for (const auto& [a, b] : x.swaps) mover = mover == a ? b : mover == b ? a : mover;
-    if (mover < 0) return 0;
-    return static_cast<uint8_t>((commuted ? commuting_code_ : robot_code_)[mover] << kMoverShift);
+    return mover >= 0 ? static_cast<uint8_t>(robot_code_[mover] << kMoverShift) : 0;
   }
 
   // Whether x's successor (canonicalized as the search stores them) packs to stored state
@@ -2134,10 +2119,8 @@ class Searcher {
   IntVec relocated_;    // per grounding: the robot it relocates, or -1 (empty: no pruning)
   std::vector<uint8_t> no_op_;  // per grounding: it has no effects (such as a wait)
   IntVec commuting_;    // per grounding: the robot whose moves it skips, or -1 (empty: none)
-  IntVec robot_code_;   // per object: its mover code after its move (1, 2, ...), or 0
-  IntVec commuting_code_;  // per object: its mover code after a commuting step, or 0
+  IntVec robot_code_;   // per object: its mover code (1, 2, ...), or 0
   IntVec code_robot_;   // per mover code: the robot (code 0: -1)
-  std::vector<uint8_t> code_skips_no_ops_;  // per mover code: the no-ops are skipped too
   std::vector<std::vector<std::vector<uint32_t>>> open_;  // [f][g] -> ids
   SearchStats stats_;  // what thread 0 counts (the expanders count generated and pruned)
   int32_t since_check_ = 0;

@@ -457,14 +457,14 @@ def _special_effect_facts(task: CompiledTask) -> set[int] | None:
 
 
 def _commuting_tables(env: Env) -> list[int]:
-    """Per grounding, the robot whose moves are not expanded right after it, or -1.
+    """Per grounding, the robot whose moves (and the no-ops) are not expanded after it, or -1.
 
     Commutation pruning (search.h) needs relocation pruning and exactly two robots. A grounding
     of robot s commutes with the other robot's moves when it is no move and no no-op, starts
     no special effect, and its facts (preconditions and effects) are none that a special
     effect reads or writes and none that a move of the other robot reads or writes: then that
-    move and the grounding give the same state in either order, whatever the timers do between
-    them. Empty where the pruning does not apply.
+    move, or a wait, and the grounding give the same state in either order, whatever the
+    timers do between them. Empty where the pruning does not apply.
     """
     relocated = _relocation_tables(env)
     robots = list(env._robot_objects)

@@ -86,16 +86,16 @@
  * groundings of robot s that commute with every move of the other robot r: no move and no
  * no-op, no special effect started, and none of their facts (preconditions and effects) read or
  * written by a special effect or by a move of r (python/robotouille/planning.py checks this per
- * grounding). After such a step, r's moves are not expanded. A step b of s followed by r's move
- * a becomes a then b, same length and end state: a needs only where r stands and that its
- * target is vacant, which b leaves as they are; b's preconditions are facts neither a nor the
- * end-of-step pass writes; and the pass does the same in either order, since it reads nothing
- * a or b writes and writes nothing they write. Together with the rewrites above, each rewrite
- * removes a move, or moves a wait earlier, or (this one) keeps both and undoes one pair of a
- * commuting step before a later move of another robot, so rewriting ends in a plan that
- * neither pruning skips. The rule names no robot order, so it holds under symmetry reduction's
- * renaming of the robots. Its mover code keeps the no-ops; two steps into one state with
- * different codes lift the pruning as above.
+ * grounding). After such a step, neither r's moves nor a no-op are expanded, as after r's own
+ * move. A step b of s followed by r's move a becomes a then b, and b followed by a wait
+ * becomes the wait then b, with the same length and end state: a needs only where r stands and
+ * that its target is vacant, which b leaves as they are; b's preconditions are facts that
+ * neither a nor the end-of-step pass writes, so they held a step earlier; and the pass does
+ * the same in either order, since it reads nothing a or b writes and writes nothing they
+ * write. Together with the rewrites above, each rewrite removes a move, or moves a wait
+ * earlier, or (b before a) keeps both and undoes one pair of a commuting step before a later
+ * move of the other robot, so rewriting ends in a plan that neither pruning skips. The rule
+ * names no robot order, so it holds under symmetry reduction's renaming of the robots.
  *
  * Threads (A*): with threads > 1, A* pops a batch of states of its current f layer (deepest
  * first), every thread expands some of them (successors, symmetry, packing, a read-only probe of
