@@ -1310,9 +1310,9 @@ def test_relocation_pruning_is_off_outside_centralized_mode() -> None:
 def test_commutation_pruning_keeps_the_optimum_and_generates_fewer_states(
     task: str, seed: int, monkeypatch: Any
 ) -> None:
-    """After a step that commutes with the other robot's moves, those moves are not expanded
-    (search.h, "Commutation pruning"): the same optimal length, fewer successors. (BFS with
-    it is checked against a plain Python BFS on random problems, above.)"""
+    """After a step that commutes with the other robot's moves, neither those moves nor a wait
+    are expanded (search.h, "Commutation pruning"): the same optimal length, fewer successors,
+    on one thread and on two. (BFS with it: the optimal tails below.)"""
     (inst,) = datasets.load("multi_agent", seeds=[seed], tasks=[task])
     env = inst.load()
     assert any(r >= 0 for r in _commuting_tables(env))
