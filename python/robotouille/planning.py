@@ -48,13 +48,13 @@ from .problem import Goal, GoalAtom
 from .projections import (
     PLACE_PREDICATES,
     _only_actions_write,
-    _pool,
     _rows,
     find_projections,
     implied_goal_task,
     move_literals,
     object_invariants,
     stations_hold_stacks,
+    template_footprint,
 )
 from .symmetry import find_symmetries, task_symmetries
 
@@ -431,28 +431,13 @@ def _relocation_tables(env: Env) -> list[int]:
 
 
 def _special_effect_facts(task: CompiledTask) -> set[int] | None:
-    """Every fact a special effect may read or write, or None where one deletes objects.
-
-    Condition and effect literals of every template's nodes (a literal about a created object
-    for every object of the group's pool), the existence facts a creation reads and writes,
-    and the guards (existence facts) of the literals.
-    """
-    nodes, lits = task.nodes, task.literals
+    """Every fact a special effect may read or write, or None where one deletes objects."""
     facts: set[int] = set()
-    for t, first in enumerate(task.template_first):
-        for n in range(first, first + task.template_count[t]):
-            if nodes.type[n] == 4:  # a deletion clears every fact of its object
-                return None
-            pool = _pool(task, nodes.create_group[n])
-            if nodes.type[n] == 3:
-                facts |= {int(task.exists_fact[o]) for o in pool} - {-1}
-            for i in range(nodes.fx_begin[n], nodes.fx_begin[n + 1]):
-                facts.update(lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]])
-                stride = lits.created_stride[i]
-                if stride:
-                    facts |= {lits.fact[i] + stride * int(task.typepos[o]) for o in pool}
-                else:
-                    facts.add(lits.fact[i])
+    for t in range(len(task.template_first)):
+        footprint = template_footprint(task, t)
+        if footprint.deletes:
+            return None
+        facts |= footprint.writes | footprint.reads
     return facts
 
 

@@ -325,6 +325,63 @@ def _pool(task: CompiledTask, group: int) -> list[int]:
     return task.group_slots[group] if group >= 0 else [o for g in task.group_slots for o in g]
 
 
+@dataclass(frozen=True)
+class TemplateFootprint:
+    """The facts and objects one special-effect template touches.
+
+    Attributes:
+        facts: The facts its nodes' literals name (about objects that exist from the start).
+        writes: All it may write: its effect literals (about a created object: that fact of
+            every object of the pool), the existence facts of the pool it creates from, and
+            every fact of an object it deletes.
+        needs: The further facts it reads: the existence facts of the pool it creates from
+            (which pick the next object) and of its literals' objects.
+        reads: Its condition literals' facts, and ``needs``.
+        creates: The objects it may create.
+        deletes: Whether it deletes an object.
+    """
+
+    facts: set[int]
+    writes: set[int]
+    needs: set[int]
+    reads: set[int]
+    creates: set[int]
+    deletes: bool
+
+
+def template_footprint(task: CompiledTask, t: int) -> TemplateFootprint:
+    """What template ``t`` of the task touches (see :class:`TemplateFootprint`)."""
+    nodes, lits = task.nodes, task.literals
+    facts: set[int] = set()
+    writes: set[int] = set()
+    needs: set[int] = set()
+    reads: set[int] = set()
+    creates: set[int] = set()
+    deletes = False
+    first = task.template_first[t]
+    for n in range(first, first + task.template_count[t]):
+        cond = nodes.cond_begin[n]
+        if nodes.type[n] == 4:  # a deletion clears every fact of the deleted object
+            deletes = True
+            gone = nodes.delete_object[n]
+            writes |= set(np.flatnonzero((task.fact_args == gone).any(axis=1)).tolist())
+        pool = _pool(task, nodes.create_group[n])
+        if nodes.type[n] == 3:  # a creation takes the pool's first free object
+            creates |= set(pool)
+            exists = {int(task.exists_fact[o]) for o in pool} - {-1}
+            writes |= exists
+            needs |= exists
+        for i in range(nodes.fx_begin[n], nodes.fx_begin[n + 1]):
+            stride = lits.created_stride[i]
+            if stride:  # about a created object: any object of the group's pool
+                writes |= {lits.fact[i] + stride * int(task.typepos[o]) for o in pool}
+                continue
+            needs.update(lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]])
+            facts.add(lits.fact[i])
+            (writes if i < cond else reads).add(lits.fact[i])
+    return TemplateFootprint(facts, writes, needs, reads | needs, creates, deletes)
+
+
 class _TaskView:
     """What the projections need from a compiled task, indexed for quick queries."""
 
@@ -348,50 +405,14 @@ class _TaskView:
             np.asarray(task.eff_fact[1], np.int64),
             np.asarray(task.eff_value[1], np.int64),
         )
-        nodes, lits = task.nodes, task.literals
-        # Per template: the facts its nodes write and read (about objects that exist from the
-        # start), and all it may write; the further facts it reads (the existence facts of the
-        # pool it creates from, which pick the next object, and of its literals' objects); the
-        # objects it may create; whether it deletes.
-        self.template_facts: list[set[int]] = []
-        self.template_writes: list[set[int]] = []
-        self.template_needs: list[set[int]] = []
-        self.template_reads: list[set[int]] = []
-        self.template_creates: list[set[int]] = []
-        self.template_deletes: list[bool] = []
-        for t, first in enumerate(task.template_first):
-            facts: set[int] = set()
-            writes: set[int] = set()
-            needs: set[int] = set()
-            reads: set[int] = set()
-            creates: set[int] = set()
-            deletes = False
-            for n in range(first, first + task.template_count[t]):
-                cond = nodes.cond_begin[n]
-                if nodes.type[n] == 4:  # a deletion clears every fact of the deleted object
-                    deletes = True
-                    gone = nodes.delete_object[n]
-                    writes |= set(np.flatnonzero((task.fact_args == gone).any(axis=1)).tolist())
-                pool = _pool(task, nodes.create_group[n])
-                if nodes.type[n] == 3:  # a creation takes the pool's first free object
-                    creates |= set(pool)
-                    exists = {int(task.exists_fact[o]) for o in pool} - {-1}
-                    writes |= exists
-                    needs |= exists
-                for i in range(nodes.fx_begin[n], nodes.fx_begin[n + 1]):
-                    stride = lits.created_stride[i]
-                    if stride:  # about a created object: any object of the group's pool
-                        writes |= {lits.fact[i] + stride * int(task.typepos[o]) for o in pool}
-                        continue
-                    needs.update(lits.guards[lits.guard_begin[i] : lits.guard_begin[i + 1]])
-                    facts.add(lits.fact[i])
-                    (writes if i < cond else reads).add(lits.fact[i])
-            self.template_facts.append(facts)
-            self.template_writes.append(writes)
-            self.template_needs.append(needs)
-            self.template_reads.append(reads | needs)
-            self.template_creates.append(creates)
-            self.template_deletes.append(deletes)
+        # Per template: see TemplateFootprint.
+        footprints = [template_footprint(task, t) for t in range(len(task.template_first))]
+        self.template_facts: list[set[int]] = [f.facts for f in footprints]
+        self.template_writes: list[set[int]] = [f.writes for f in footprints]
+        self.template_needs: list[set[int]] = [f.needs for f in footprints]
+        self.template_reads: list[set[int]] = [f.reads for f in footprints]
+        self.template_creates: list[set[int]] = [f.creates for f in footprints]
+        self.template_deletes: list[bool] = [f.deletes for f in footprints]
         self.mutable_facts: list[int] = np.flatnonzero(self.mutable).tolist()
         self.subjects = _goal_subjects(task)
         self.creators = _creators(task, self, self.subjects)
