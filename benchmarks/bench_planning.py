@@ -76,16 +76,17 @@ def test_the_dataset_report_keeps_the_shorter_witness() -> None:
     assert improved[0]["witness_algorithm"] in ("agenda", "astar, weight 17/16")
     assert improved[1] == entries()[1]  # not shorter: kept
     # Each method alone (both find an optimal plan here); a witness as long as the proven
-    # bound proves the optimum, one above it proves nothing.
+    # bound proves the optimum (the entry then needs no witness), one above it proves nothing.
     for method, algorithm in (("agenda", "agenda"), ("1.5", "astar, weight 3/2")):
         alone = [
             {"key": inst.key, "optimal_length": None, "lower_bound": bound}
             for bound in (optimum, optimum - 1)
         ]
         dataset_report._add_witnesses(alone, [inst], 1, 60.0, 1.0, methods=method)
-        assert [e["witness_algorithm"] for e in alone] == [algorithm] * 2
-        assert [e["upper_bound"] for e in alone] == [optimum] * 2
-        assert [e["optimal_length"] for e in alone] == [optimum, None]
+        assert alone[0] == {"key": inst.key, "optimal_length": optimum, "lower_bound": optimum}
+        assert alone[1]["witness_algorithm"] == algorithm
+        assert alone[1]["upper_bound"] == len(alone[1]["witness"]) == optimum
+        assert alone[1]["optimal_length"] is None
     with pytest.raises(ValueError, match="above 1"):  # every method checked before planning
         dataset_report._add_witnesses(entries(), [inst], 1, 60.0, 1.0, True, "agenda,1")
     # Where every method stops at its limit, the entry stays without a witness.

@@ -49,12 +49,13 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import robotouille
 from clearing_report import without_clearing
-from robotouille import SearchLimitError, UnsolvableError, datasets, planning
+from robotouille import SearchLimitError, datasets, planning
 
 MANIFEST = Path(__file__).resolve().parents[1] / "domains" / "robotouille" / "manifest.json"
 
@@ -78,10 +79,8 @@ def manifest_entries() -> dict[str, dict[str, Any]]:
 
 
 WITNESS_FIELDS = ("upper_bound", "witness", "witness_seconds", "witness_algorithm")
-WITNESS_METHODS = "1.0625,agenda"
-"""``--witness-methods``'s default: weighted A* finds the shorter witness where it finishes
-(multi_agent/10 seed 168: 67 steps, against the agenda's 78); the agenda finishes where it does
-not (seeds 84 and 126: not within 60 s even with w = 4)."""
+WITNESS_METHODS = ",".join(map(str, datasets.WITNESS_METHODS))
+"""``--witness-methods``'s default: those of :func:`robotouille.datasets.find_witnesses`."""
 
 
 def _shown(entry: dict[str, Any]) -> str:
@@ -93,22 +92,12 @@ def _shown(entry: dict[str, Any]) -> str:
 
 
 def _witness_step(action: Any) -> Any:
-    """A plan's action as the manifest's witness lists it: its text, or where the plan gives
+    """A plan's action as the manifest lists it: its text, or where the plan gives
     it structured (its text names an earlier valid action too), ``{"action", "args"}``."""
     if isinstance(action, str):
         return action
     name, args = action
     return {"action": name, "args": list(args)}
-
-
-def _witness_method(method: str) -> dict[str, Any]:
-    """``plan_many``'s arguments for one of ``--witness-methods``: ``agenda`` or a weight."""
-    if method == "agenda":
-        return {"algorithm": "agenda"}
-    weight = float(method)
-    if weight <= 1:
-        raise ValueError(f"a witness weight must be above 1 (1 is the search itself): {method}")
-    return {"algorithm": "astar", "weight": weight}
 
 
 def _add_witnesses(
@@ -121,7 +110,8 @@ def _add_witnesses(
     methods: str = WITNESS_METHODS,
 ) -> None:
     """Gives every entry without an optimal length or a witness the shortest plan the methods
-    find as its witness; a witness as long as the entry's lower bound proves it optimal.
+    find as its witness (:func:`robotouille.datasets.find_witnesses`); a witness as long as the
+    entry's lower bound proves it optimal.
 
     With ``improve``, entries that have a witness are planned again too, and keep the shorter.
     """
@@ -130,40 +120,42 @@ def _add_witnesses(
     todo = [
         e for e in entries if e["optimal_length"] is None and (improve or "witness" not in e)
     ]
-    had = {e["key"]: e.get("upper_bound") for e in todo}
-    named = methods.split(",")
-    for method, arguments in zip(named, [_witness_method(m) for m in named]):  # all checked first
-        plans = robotouille.plan_many(
-            [by_key[e["key"]].load() for e in todo],
-            threads=threads,
-            time_limit=time_limit,
-            max_memory_bytes=int(memory_gb * 2**30),
-            return_exceptions=True,
-            **arguments,
+    unsolved = [
+        replace(
+            by_key[e["key"]],
+            optimal_length=None,
+            step_limit=None,
+            lower_bound=e.get("lower_bound"),
+            upper_bound=e.get("upper_bound"),
+            witness=None,
         )
-        for entry, found in zip(todo, plans):
-            if isinstance(found, robotouille.Plan):
-                seconds = found.stats.seconds
-                print(f"{entry['key']}: {method}: {found.length} steps, {seconds:.1f} s")
-                if found.length >= entry.get("upper_bound", found.length + 1):
-                    continue
-                entry["upper_bound"] = found.length
-                entry["witness"] = [_witness_step(action) for action in found.actions]
-                entry["witness_seconds"] = round(seconds, 3)
-                entry["witness_algorithm"] = (
-                    "agenda" if found.algorithm == "agenda" else f"astar, weight {found.weight}"
-                )
-            elif isinstance(found, UnsolvableError):
-                raise RuntimeError(f"{entry['key']}: the goal is unreachable ({found})")
-            elif isinstance(found, SearchLimitError):
-                print(f"{entry['key']}: {method}: no witness within the limits ({found})")
-            else:
-                raise found
-    for entry in todo:
-        if entry.get("upper_bound") == entry.get("lower_bound"):
-            entry["optimal_length"] = entry["lower_bound"]
-            print(f"{entry['key']}: its witness is as long as its proven bound: optimal")
-    shortened = sum(had[e["key"]] not in (None, e.get("upper_bound")) for e in todo)
+        for e in todo
+    ]
+    found = datasets.find_witnesses(
+        unsolved,
+        methods=[m if m == "agenda" else float(m) for m in methods.split(",")],
+        threads=threads,
+        time_limit=time_limit,
+        max_memory_bytes=int(memory_gb * 2**30),
+        improve=True,  # todo holds only the entries to plan
+    )
+    shortened = 0
+    for entry, before, after in zip(todo, unsolved, found):
+        witness = after.witness
+        if after.optimal_length is not None:
+            entry["optimal_length"] = after.optimal_length
+            print(f"{entry['key']}: a witness as long as its proven bound: optimal")
+        elif witness is None or after.upper_bound == before.upper_bound:
+            print(f"{entry['key']}: no shorter witness within the limits")
+            continue
+        else:
+            entry["upper_bound"] = witness.length
+            entry["witness"] = [_witness_step(action) for action in witness.actions]
+            entry["witness_seconds"] = witness.seconds
+            entry["witness_algorithm"] = witness.algorithm
+            print(f"{entry['key']}: {witness.length} steps ({witness.algorithm}), "
+                  f"{witness.seconds} s")
+        shortened += before.upper_bound is not None
     print(
         f"witnesses: {sum('witness' in e for e in todo)} of {len(todo)} found "
         f"({shortened} shorter than before) in "

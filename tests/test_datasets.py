@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -336,6 +337,82 @@ def test_solve_keeps_the_bound_a_stopped_search_proved() -> None:
     assert 0 <= stopped.lower_bound <= bundled.upper_bound
 
 
+def _replays_to_goal(instance: datasets.Instance, actions: Any) -> None:
+    env = instance.load(max_steps=None)
+    for i, action in enumerate(actions):
+        _, _, terminated, _, _ = env.step(action)
+        assert terminated == (i == len(actions) - 1)
+
+
+def test_bundled_witnesses_are_instances_plans() -> None:
+    """The manifest's witnesses come with their instances, replayable as they are given."""
+    witnessed = [i for i in datasets.load("multi_agent", tasks=["10"]) if i.witness is not None]
+    assert witnessed  # the manifest has unproven multi_agent/10 instances
+    for instance in witnessed:
+        assert instance.witness is not None and instance.optimal_length is None
+        assert instance.lower_bound is not None
+        assert instance.lower_bound <= instance.upper_bound == instance.witness.length
+        _replays_to_goal(instance, instance.witness.actions)
+    assert all(i.witness is None for i in datasets.load("synchronous", tasks=["0"]))
+
+
+def _unsolved(instance: datasets.Instance, lower_bound: int) -> datasets.Instance:
+    """The instance as a search that stopped at lower_bound leaves it."""
+    return replace(
+        instance, optimal_length=None, step_limit=None, lower_bound=lower_bound, upper_bound=None
+    )
+
+
+def test_find_witnesses_brackets_the_optimum_of_unsolved_instances() -> None:
+    solved = datasets.load("synchronous", seeds=[42, 84], tasks=["0"])
+    assert [i.optimal_length for i in solved] == [8, 8]
+    first, second = (_unsolved(i, 5) for i in solved)
+    found = datasets.find_witnesses([first, solved[1], second], methods=(2, "agenda"), threads=1)
+    assert found[1] is solved[1]  # an optimum known: nothing to plan
+    for before, after in ((first, found[0]), (second, found[2])):
+        assert after.witness is not None
+        assert after.optimal_length is None and after.step_limit is None
+        assert after.lower_bound == 5 and after.upper_bound == after.witness.length
+        assert 8 <= after.witness.length <= 16  # w = 2: at most twice the optimum
+        assert after.witness.algorithm in ("astar, weight 2", "agenda")
+        assert after.environment == before.environment
+        _replays_to_goal(after, after.witness.actions)
+    (by_agenda,) = datasets.find_witnesses([first], methods=("agenda",), threads=1)
+    assert by_agenda.witness is not None and by_agenda.witness.algorithm == "agenda"
+    _replays_to_goal(by_agenda, by_agenda.witness.actions)
+
+
+def test_a_witness_as_long_as_the_proven_bound_is_an_optimum() -> None:
+    (instance,) = datasets.load("synchronous", seeds=[42], tasks=["0"])
+    (found,) = datasets.find_witnesses([_unsolved(instance, 8)], methods=(1.0625,), threads=1)
+    assert found.optimal_length == found.lower_bound == found.upper_bound == 8
+    assert found.step_limit == datasets.step_limit(8) and found.witness is None
+
+
+def test_find_witnesses_keeps_the_shorter_plan() -> None:
+    (instance,) = datasets.load("synchronous", seeds=[42], tasks=["0"])
+    (witnessed,) = datasets.find_witnesses([_unsolved(instance, 5)], methods=(2,), threads=1)
+    assert witnessed.witness is not None
+    # Without improve, a witnessed instance is left as it is.
+    assert datasets.find_witnesses([witnessed], methods=(1.0625,), threads=1)[0] is witnessed
+    (improved,) = datasets.find_witnesses(
+        [witnessed], methods=(1.0625,), threads=1, improve=True
+    )
+    assert improved.witness is not None and improved.upper_bound is not None
+    assert improved.upper_bound == min(witnessed.witness.length, 8)  # w = 17/16 finds 8 here
+    # A longer plan than the one kept changes nothing.
+    kept = replace(witnessed.witness, actions=("a", "b", "c"))
+    short = replace(witnessed, upper_bound=3, witness=kept)
+    assert datasets.find_witnesses([short], methods=(2,), threads=1, improve=True)[0] is short
+
+
+@pytest.mark.parametrize("method", [1, 0.5, "astar", "1.5"])
+def test_find_witnesses_refuses_unknown_methods(method: Any) -> None:
+    (instance,) = datasets.load("synchronous", seeds=[42], tasks=["0"])
+    with pytest.raises(ValueError, match="a witness method is 'agenda' or a weight above 1"):
+        datasets.find_witnesses([_unsolved(instance, 5)], methods=(2, method))
+
+
 def test_bad_arguments_are_clear() -> None:
     with pytest.raises(ValueError, match="unknown dataset 'sync'"):
         datasets.load("sync")
@@ -401,6 +478,17 @@ def test_cli_datasets_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert f"asynchronous/5_potato_soup:42: effective seed {inst.effective_seed}" in captured.err
     assert main(["datasets", "show", "synchronous", "nope", "42"]) == 2
     assert "unknown task" in capsys.readouterr().err
+
+
+def test_cli_datasets_show_brackets_an_unknown_optimum(capsys: pytest.CaptureFixture[str]) -> None:
+    unknown = [i for i in datasets.load("multi_agent", tasks=["10"]) if i.optimal_length is None]
+    assert unknown  # the manifest has unproven multi_agent/10 instances
+    inst = unknown[0]
+    assert main(["datasets", "show", "multi_agent", "10", str(inst.seed)]) == 0
+    assert (
+        f"optimal length unknown (at least {inst.lower_bound}, a plan of {inst.upper_bound} "
+        "steps known), step limit none"
+    ) in capsys.readouterr().err
 
 
 def test_cli_datasets_show_writes_an_instance_that_plan_solves(

@@ -175,7 +175,12 @@ def _datasets(args: argparse.Namespace) -> int:
     source = args.source or "bundled"
     if args.action == "show":
         (instance,) = datasets.load(args.dataset, source, seeds=[args.seed], tasks=[args.task])
-        optimal = "unknown" if instance.optimal_length is None else instance.optimal_length
+        optimal: object = instance.optimal_length
+        if optimal is None:
+            known = [f"at least {instance.lower_bound}"] if instance.lower_bound else []
+            if instance.upper_bound is not None:
+                known.append(f"a plan of {instance.upper_bound} steps known")
+            optimal = f"unknown ({', '.join(known)})" if known else "unknown"
         print(
             f"{instance.key}: effective seed {instance.effective_seed}, optimal length "
             f"{optimal}, step limit {instance.step_limit or 'none'}",

@@ -37,13 +37,16 @@ from typing import Any, Literal
 from .domains import _TASKS_DIR, _bundle_dir
 from .env import Env, Mode, PathLike
 from .env import load as load_env
-from .errors import SearchLimitError
+from .errors import SearchLimitError, UnsolvableError
 from .generate import generate
 
 __all__ = [
     "DATASETS",
     "DEFAULT_SEEDS",
     "Instance",
+    "WITNESS_METHODS",
+    "Witness",
+    "find_witnesses",
     "load",
     "manifest_path",
     "step_limit",
@@ -65,6 +68,35 @@ _TASK_NAME = re.compile(r"^(\d+)_")
 Source = Literal["bundled"] | PathLike
 
 
+WITNESS_METHODS: tuple[float | str, ...] = (1.0625, "agenda")
+""":func:`find_witnesses`'s default methods, tried in turn: weighted A* with w = 17/16 finds the
+shorter plan where it finishes (the bundled multi_agent/10 seed 168: 67 steps, optimum 65); the
+agenda finishes where it does not (seeds 84 and 126)."""
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A plan that proves an instance solvable without proving it optimal.
+
+    Attributes:
+        actions: The plan's steps, replayable with ``env.step`` from the instance's initial
+            state: action texts, or ``(action name, arguments)`` where a step's text also names
+            a valid action listed before it (as :attr:`robotouille.Plan.actions`).
+        algorithm: How it was found: ``"agenda"``, or ``"astar, weight 17/16"`` for weighted
+            A* (a plan at most that many times the optimum).
+        seconds: The seconds its search took, where known.
+    """
+
+    actions: tuple[Any, ...]
+    algorithm: str
+    seconds: float | None = None
+
+    @property
+    def length(self) -> int:
+        """The plan's number of steps: an upper bound on the optimal length."""
+        return len(self.actions)
+
+
 @dataclass(frozen=True)
 class Instance:
     """One benchmark instance: a task file generated with a seed.
@@ -84,9 +116,10 @@ class Instance:
         lower_bound: A proven lower bound on the optimal length (the optimal length where it
             is known), or ``None``.
         upper_bound: The length of a known plan (the optimal length where it is known; else
-            the manifest's witness, a weighted A* or ``"agenda"`` plan), or ``None``. Where the
-            optimum is unknown the paper's step limit is too; ``ceil(1.5 x upper_bound)`` is a
-            generous stand-in.
+            :attr:`witness`'s), or ``None``. Where the optimum is unknown the paper's step
+            limit is too; ``ceil(1.5 x upper_bound)`` is a generous stand-in.
+        witness: Where the optimum is unknown, a plan that reaches the goal (the manifest's, or
+            one :func:`find_witnesses` found), or ``None``.
     """
 
     dataset: str
@@ -100,6 +133,7 @@ class Instance:
     step_limit: int | None
     lower_bound: int | None = None
     upper_bound: int | None = None
+    witness: Witness | None = None
 
     @property
     def key(self) -> str:
@@ -210,7 +244,9 @@ def load(
     for path in files:
         for seed in seeds:
             generated = generate(path, seed, keep_all_robots=multi)
-            lower, optimal, upper = bounds.get(_key(dataset, path.stem, seed), (None, None, None))
+            lower, optimal, upper, witness = bounds.get(
+                _key(dataset, path.stem, seed), (None, None, None, None)
+            )
             instances.append(
                 Instance(
                     dataset=dataset,
@@ -224,6 +260,7 @@ def load(
                     step_limit=None if optimal is None else step_limit(optimal),
                     lower_bound=lower,
                     upper_bound=upper,
+                    witness=witness,
                 )
             )
     if solve:
@@ -249,19 +286,112 @@ def _solve(
     solved = list(instances)
     for index, result in zip(todo, results):
         if isinstance(result, Plan):
-            solved[index] = replace(
-                instances[index],
-                optimal_length=result.length,
-                step_limit=step_limit(result.length),
-                lower_bound=result.length,
-                upper_bound=result.length,
-            )
+            solved[index] = _with_optimum(instances[index], result.length)
         elif isinstance(result, SearchLimitError):
             proven = max(instances[index].lower_bound or 0, result.stats.bound)  # type: ignore[attr-defined]
             solved[index] = replace(instances[index], lower_bound=proven)
         else:
             raise result
     return solved
+
+
+def _with_optimum(instance: Instance, length: int) -> Instance:
+    """The instance with its optimal length known (a witness then says nothing more)."""
+    return replace(
+        instance,
+        optimal_length=length,
+        step_limit=step_limit(length),
+        lower_bound=length,
+        upper_bound=length,
+        witness=None,
+    )
+
+
+def find_witnesses(
+    instances: Sequence[Instance],
+    *,
+    methods: Sequence[float | str] = WITNESS_METHODS,
+    threads: int | None = None,
+    time_limit: float | None = None,
+    max_memory_bytes: int | None = None,
+    progress: bool | None = None,
+    improve: bool = False,
+) -> list[Instance]:
+    """Plans, for the instances without an optimal length, a plan that proves them solvable.
+
+    Where exact search gives up (the largest multi-agent tasks can take hours), a plan that
+    need not be optimal still brackets the optimum between the proven lower bound and its
+    length, and gives a stand-in step limit, ``ceil(1.5 x upper_bound)``. Every method is tried
+    on every such instance (one search per thread, see :func:`robotouille.plan_many`), and the
+    shortest plan found is kept as :attr:`Instance.witness`, its length as
+    :attr:`Instance.upper_bound`. A witness as long as the proven lower bound is optimal: that
+    instance gets its optimal length and step limit instead.
+
+    Args:
+        instances: Instances, e.g. from :func:`load` with ``solve=True`` and a time limit.
+        methods: How to plan, each in turn: a weight above 1 (weighted A*, a plan at most that
+            many times the optimum) or ``"agenda"`` (the goal a few atoms at a time; see
+            :func:`robotouille.plan`).
+        threads: Planner threads (default: the number of CPUs).
+        time_limit: Seconds per search (default: none).
+        max_memory_bytes: Memory budget per search (default: :func:`robotouille.plan_many`'s).
+        progress: Progress line on stderr (default: when stderr is a terminal).
+        improve: Plan the instances that already have a witness again too, keeping the
+            shorter plan (by default they are left as they are).
+
+    Returns:
+        The instances in the same order, with the witnesses found.
+
+    Raises:
+        ValueError: A method is neither ``"agenda"`` nor a weight above 1.
+        UnsolvableError: An instance's goal cannot be reached (the search proved it).
+    """
+    from .planning import Plan, plan_many  # the planner loads its tables lazily
+
+    arguments = [_witness_arguments(method) for method in methods]  # all checked first
+    result = list(instances)
+    todo = [
+        i
+        for i, inst in enumerate(result)
+        if inst.optimal_length is None and (improve or inst.witness is None)
+    ]
+    for method in arguments:
+        plans = plan_many(
+            [result[i].load() for i in todo],
+            threads=threads,
+            time_limit=time_limit,
+            max_memory_bytes=max_memory_bytes,
+            progress=progress,
+            return_exceptions=True,
+            **method,
+        )
+        for index, found in zip(todo, plans):
+            if isinstance(found, UnsolvableError):
+                raise found
+            if isinstance(found, SearchLimitError):
+                continue  # no plan from this method within the limits
+            if not isinstance(found, Plan):
+                raise found
+            inst = result[index]
+            if inst.upper_bound is not None and found.length >= inst.upper_bound:
+                continue
+            algorithm = "agenda" if found.algorithm == "agenda" else f"astar, weight {found.weight}"
+            witness = Witness(tuple(found.actions), algorithm, round(found.stats.seconds, 3))
+            result[index] = replace(inst, upper_bound=witness.length, witness=witness)
+            if witness.length == inst.lower_bound:
+                result[index] = _with_optimum(result[index], witness.length)
+    return result
+
+
+def _witness_arguments(method: float | str) -> dict[str, Any]:
+    """:func:`robotouille.plan_many`'s arguments for one of :func:`find_witnesses`'s methods."""
+    if method == "agenda":
+        return {"algorithm": "agenda"}
+    if isinstance(method, str) or not method > 1:
+        raise ValueError(
+            f"a witness method is 'agenda' or a weight above 1 (1 is exact search), got {method!r}"
+        )
+    return {"algorithm": "astar", "weight": method}
 
 
 def _key(dataset: str, task: str, seed: int) -> str:
@@ -292,12 +422,12 @@ def _dataset_dir(dataset: str, source: Source) -> Path:
     )
 
 
-_Bounds = tuple[int | None, int | None, int | None]
+_Bounds = tuple[int | None, int | None, int | None, Witness | None]
 _manifest_cache: dict[str, _Bounds] | None = None
 
 
 def _manifest_bounds() -> dict[str, _Bounds]:
-    """``dataset/task:seed`` → (lower bound, optimal length, upper bound) from the manifest."""
+    """``dataset/task:seed`` → (lower bound, optimal length, upper bound, witness)."""
     global _manifest_cache
     if _manifest_cache is None:
         path = manifest_path()
@@ -305,9 +435,27 @@ def _manifest_bounds() -> dict[str, _Bounds]:
         _manifest_cache = {}
         for e in entries:
             optimal = e.get("optimal_length")
+            witness = None
+            if "witness" in e:
+                witness = Witness(
+                    tuple(_step_from_manifest(step) for step in e["witness"]),
+                    e.get("witness_algorithm", "unknown"),
+                    e.get("witness_seconds"),
+                )
             _manifest_cache[e["key"]] = (
                 e.get("lower_bound", optimal),
                 optimal,
                 e.get("upper_bound", optimal),
+                witness,
             )
     return _manifest_cache
+
+
+def _step_from_manifest(step: Any) -> Any:
+    """A manifest's witness step (a text, or ``{"action", "args"}``) as ``env.step`` takes it.
+
+    Structured steps become ``(name, arguments)``, as in :attr:`Witness.actions`.
+    """
+    if isinstance(step, str):
+        return step
+    return (step["action"], tuple(step["args"]))
