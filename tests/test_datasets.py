@@ -369,6 +369,7 @@ def test_find_witnesses_brackets_the_optimum_of_unsolved_instances() -> None:
     first, second = (_unsolved(i, 5) for i in solved)
     found = datasets.find_witnesses([first, solved[1], second], methods=(2, "agenda"), threads=1)
     assert found[1] is solved[1]  # an optimum known: nothing to plan
+    assert datasets.find_witnesses(solved) == solved  # nor here
     for before, after in ((first, found[0]), (second, found[2])):
         assert after.witness is not None
         assert after.optimal_length is None and after.step_limit is None

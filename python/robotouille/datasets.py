@@ -333,7 +333,8 @@ def find_witnesses(
             many times the optimum) or ``"agenda"`` (the goal a few atoms at a time; see
             :func:`robotouille.plan`).
         threads: Planner threads (default: the number of CPUs).
-        time_limit: Seconds per search (default: none).
+        time_limit: Seconds per search (default: none; on the largest tasks give one: weighted
+            A* may then search until the memory budget stops it).
         max_memory_bytes: Memory budget per search (default: :func:`robotouille.plan_many`'s).
         progress: Progress line on stderr (default: when stderr is a terminal).
         improve: Plan the instances that already have a witness again too, keeping the
@@ -355,7 +356,7 @@ def find_witnesses(
         for i, inst in enumerate(result)
         if inst.optimal_length is None and (improve or inst.witness is None)
     ]
-    for method in arguments:
+    for method in arguments if todo else []:
         plans = plan_many(
             [result[i].load() for i in todo],
             threads=threads,
