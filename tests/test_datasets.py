@@ -407,7 +407,7 @@ def test_find_witnesses_keeps_the_shorter_plan() -> None:
     assert datasets.find_witnesses([short], methods=(2,), threads=1, improve=True)[0] is short
 
 
-@pytest.mark.parametrize("method", [1, 0.5, "astar", "1.5"])
+@pytest.mark.parametrize("method", [1, 0.5, 1.001, 100, True, "astar", "1.5"])
 def test_find_witnesses_refuses_unknown_methods(method: Any) -> None:
     (instance,) = datasets.load("synchronous", seeds=[42], tasks=["0"])
     with pytest.raises(ValueError, match="a witness method is 'agenda' or a weight above 1"):

@@ -344,7 +344,7 @@ def find_witnesses(
         The instances in the same order, with the witnesses found.
 
     Raises:
-        ValueError: A method is neither ``"agenda"`` nor a weight above 1.
+        ValueError: A method is neither ``"agenda"`` nor a weight above 1 and at most 64.
         UnsolvableError: An instance's goal cannot be reached (the search proved it).
     """
     from .planning import Plan, plan_many  # the planner loads its tables lazily
@@ -386,11 +386,18 @@ def find_witnesses(
 
 def _witness_arguments(method: float | str) -> dict[str, Any]:
     """:func:`robotouille.plan_many`'s arguments for one of :func:`find_witnesses`'s methods."""
+    from .planning import _weight_ratio
+
     if method == "agenda":
         return {"algorithm": "agenda"}
-    if isinstance(method, str) or not method > 1:
+    try:
+        ratio = None if isinstance(method, str) else _weight_ratio(method)
+    except ValueError:
+        ratio = None
+    if ratio is None or ratio <= 1:  # (weights round to 1/64ths: 1.001 is exact search)
         raise ValueError(
-            f"a witness method is 'agenda' or a weight above 1 (1 is exact search), got {method!r}"
+            "a witness method is 'agenda' or a weight above 1 and at most 64 (1 is exact "
+            f"search), got {method!r}"
         )
     return {"algorithm": "astar", "weight": method}
 
