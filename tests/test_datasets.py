@@ -481,6 +481,34 @@ def test_cli_datasets_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown task" in capsys.readouterr().err
 
 
+def test_cli_datasets_list_solves_fresh_seeds(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["datasets", "list", "synchronous", "--tasks", "0,8", "--seeds", "42,7"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("synchronous (seeds 42, 7)\n")
+    assert "0_cheese_sandwich" in out and "optimal: 8 ?\n" in out  # seed 7: not in the manifest
+    assert "--solve computes it" in out
+    assert main([*args, "--solve", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    fresh = datasets.load("synchronous", seeds=[7], tasks=["0", "8"])
+    optima = [robotouille.optimal_length(i.load()) for i in fresh]
+    assert f"optimal: 8 {optima[0]}\n" in out and f" {optima[1]}\n" in out
+    assert "?" not in out  # every length known: no legend
+    # A search stopped at its limit proves a bound; a witness then brackets the optimum.
+    stopped = [*args[:3], "--tasks", "0", "--seeds", "7", "--solve", "--time-limit", "1e-9"]
+    assert main([*stopped, "--threads", "1"]) == 0
+    assert "optimal: >=" in capsys.readouterr().out
+    assert main([*stopped, "--witnesses", "--witness-time-limit", "60", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "0_cheese_sandwich" in line)
+    lower, upper = map(int, line.split("optimal: ")[1].split(".."))
+    assert lower <= optima[0] <= upper <= 2 * optima[0]
+    assert "N..M: between N and the length M of a known plan" in out
+    with pytest.raises(SystemExit):
+        main(["datasets", "list", "--seeds", "42,x"])
+    assert "seeds must be integers, got '42,x'" in capsys.readouterr().err
+
+
 def test_cli_datasets_show_brackets_an_unknown_optimum(capsys: pytest.CaptureFixture[str]) -> None:
     unknown = [i for i in datasets.load("multi_agent", tasks=["10"]) if i.optimal_length is None]
     assert unknown  # the manifest has unproven multi_agent/10 instances

@@ -8,8 +8,10 @@ Commands:
                   procedurally generate the original's instance for a file and a seed, write
                   it as JSON and print the effective seed.
     tasks         list the bundled tasks.
-    datasets list [DATASET]
-                  list the benchmark datasets' tasks and their instances' optimal lengths.
+    datasets list [DATASET] [--seeds S,...] [--tasks T,...] [--solve [--witnesses]]
+                  list the benchmark datasets' tasks and their instances' optimal lengths;
+                  with --solve, compute those the manifest lacks (fresh seeds, an original
+                  checkout), and with --witnesses bracket those the search leaves unknown.
     datasets show DATASET TASK SEED [--out FILE]
                   print an instance's initial observation (its facts go to stderr), and write
                   its environment JSON to FILE.
@@ -191,14 +193,55 @@ def _datasets(args: argparse.Namespace) -> int:
             return 2
         print(obs)
         return 0
+    seeds = datasets.DEFAULT_SEEDS if args.seeds is None else args.seeds
+    bracketed = False
     for dataset in [args.dataset] if args.dataset else datasets.DATASETS:
-        instances = datasets.load(dataset, source)
-        print(f"{dataset} (seeds {', '.join(map(str, datasets.DEFAULT_SEEDS))})")
+        instances = datasets.load(
+            dataset,
+            source,
+            seeds=seeds,
+            tasks=args.tasks,
+            solve=args.solve,
+            threads=args.threads,
+            time_limit=args.time_limit,
+        )
+        if args.witnesses:
+            instances = datasets.find_witnesses(
+                instances,
+                threads=args.threads,
+                time_limit=args.witness_time_limit or args.time_limit,
+            )
+        print(f"{dataset} (seeds {', '.join(map(str, seeds))})")
         for task in dict.fromkeys(i.task for i in instances):
-            lengths = [i.optimal_length for i in instances if i.task == task]
-            shown = " ".join("?" if n is None else str(n) for n in lengths)
+            shown = " ".join(_length_shown(i) for i in instances if i.task == task)
             print(f"  {task:<45} optimal: {shown}")
+        bracketed = bracketed or any(i.optimal_length is None for i in instances)
+    if bracketed:
+        print(
+            "(?: not known, --solve computes it; >=N: at least N, proven; N..M: between N and "
+            "the length M of a known plan)"
+        )
     return 0
+
+
+def _length_shown(instance: datasets.Instance) -> str:
+    """An instance's optimal length, or what is known of it (see the legend in _datasets)."""
+    if instance.optimal_length is not None:
+        return str(instance.optimal_length)
+    if instance.upper_bound is not None:
+        return f"{instance.lower_bound or 0}..{instance.upper_bound}"
+    return "?" if instance.lower_bound is None else f">={instance.lower_bound}"
+
+
+def _comma_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _seed_list(text: str) -> list[int]:
+    try:
+        return [int(item) for item in _comma_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds must be integers, got {text!r}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -299,6 +342,33 @@ def _parser() -> argparse.ArgumentParser:
     data_sub = data.add_subparsers(dest="action", required=True)
     listing = data_sub.add_parser("list", help="list tasks and optimal lengths per seed")
     listing.add_argument("dataset", nargs="?", choices=datasets.DATASETS, default=None)
+    listing.add_argument(
+        "--seeds", type=_seed_list, default=None, help="comma-separated (default: 42, 84, ..., 420)"
+    )
+    listing.add_argument(
+        "--tasks", type=_comma_list, default=None, help="comma-separated names or numbers"
+    )
+    listing.add_argument(
+        "--solve",
+        action="store_true",
+        help="compute the optimal lengths the manifest lacks with the planner (A*)",
+    )
+    listing.add_argument(
+        "--witnesses",
+        action="store_true",
+        help="for instances left without an optimal length, plan a witness (weighted A*, then "
+        "the agenda) whose length bounds the optimum from above",
+    )
+    listing.add_argument("--time-limit", type=float, default=None, help="seconds per search")
+    listing.add_argument(
+        "--witness-time-limit",
+        type=float,
+        default=None,
+        help="seconds per witness search (default: --time-limit)",
+    )
+    listing.add_argument(
+        "--threads", type=_positive_int, default=None, help="planner threads (default: all CPUs)"
+    )
     show = data_sub.add_parser("show", help="print an instance's initial observation")
     show.add_argument("dataset", choices=datasets.DATASETS)
     show.add_argument("task", help="task name or its number, e.g. 0_cheese_sandwich or 0")
