@@ -92,7 +92,7 @@ def _shown(entry: dict[str, Any]) -> str:
 
 
 def _witness_step(action: Any) -> Any:
-    """A plan's action as the manifest lists it: its text, or where the plan gives
+    """A plan's action as the manifest's witness lists it: its text, or where the plan gives
     it structured (its text names an earlier valid action too), ``{"action", "args"}``."""
     if isinstance(action, str):
         return action
