@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
+import pytest
+
+import robotouille
+from robotouille import datasets
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -39,3 +46,35 @@ def test_ppo_example_learns_the_small_task() -> None:
     assert math.isnan(first.mean_success_length) or (
         last.mean_success_length < first.mean_success_length
     )
+
+
+def test_fresh_dataset_example_writes_optima_and_stand_in_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fresh = _load("fresh_dataset")
+    out = tmp_path / "fresh.json"
+    args = ["synchronous", "--seeds", "7,8", "--tasks", "0", "--threads", "1"]
+    fresh.main([*args, "--out", str(out)])
+    records = json.loads(out.read_text())
+    instances = datasets.load("synchronous", seeds=[7, 8], tasks=["0"])
+    assert [r["key"] for r in records] == [i.key for i in instances]
+    for record, inst in zip(records, instances):
+        optimum = robotouille.optimal_length(inst.load())
+        assert record["optimal_length"] == record["lower_bound"] == record["upper_bound"] == optimum
+        assert record["step_limit"] == datasets.step_limit(optimum)
+        assert not record["step_limit_is_stand_in"]
+    # An instance the search left unsolved gets a witness's bracket and a stand-in limit.
+    load = datasets.load
+
+    def unsolved(*args: Any, **kwargs: Any) -> list[datasets.Instance]:
+        return [
+            replace(i, optimal_length=None, step_limit=None, lower_bound=5, upper_bound=None)
+            for i in load(*args, **{**kwargs, "solve": False})
+        ]
+
+    monkeypatch.setattr(fresh.datasets, "load", unsolved)
+    (record,) = fresh.build("synchronous", [7], tasks=["0"], threads=1)
+    assert record["optimal_length"] is None and record["lower_bound"] == 5
+    assert record["upper_bound"] >= robotouille.optimal_length(instances[0].load())
+    assert record["step_limit"] == datasets.step_limit(record["upper_bound"])
+    assert record["step_limit_is_stand_in"]
