@@ -356,9 +356,10 @@ def find_witnesses(
         for i, inst in enumerate(result)
         if inst.optimal_length is None and (improve or inst.witness is None)
     ]
+    envs = [result[i].load() for i in todo]  # planning leaves them as they are: load once
     for method in arguments if todo else []:
         plans = plan_many(
-            [result[i].load() for i in todo],
+            envs,
             threads=threads,
             time_limit=time_limit,
             max_memory_bytes=max_memory_bytes,
