@@ -48,7 +48,6 @@ from .problem import Goal, GoalAtom
 from .projections import (
     PLACE_PREDICATES,
     _only_actions_write,
-    _rows,
     find_projections,
     implied_goal_task,
     move_literals,
@@ -461,23 +460,32 @@ def _commuting_tables(env: Env) -> list[int]:
         effect_facts = _special_effect_facts(task)
         if effect_facts is None:
             return {"robot": []}
-        pre_pos, pre_neg = _rows(task.pre_pos), _rows(task.pre_neg)
-        eff, sfx = _rows(task.eff_fact), _rows(task.sfx_templates)
-        touched = [set(pre_pos[g]) | set(pre_neg[g]) | set(eff[g]) for g in range(len(eff))]
-        moves_touch: dict[int, set[int]] = {r: set() for r in robots}
-        for g, r in enumerate(relocated):
-            if r in moves_touch:
-                moves_touch[r] |= touched[g]
-        other = {robots[0]: robots[1], robots[1]: robots[0]}
-        commuting = [-1] * len(eff)
-        for g, facts in enumerate(touched):
-            s = int(task.owner[g])
-            if s not in other or relocated[g] >= 0 or not eff[g] or sfx[g]:
-                continue
-            if facts & effect_facts or facts & moves_touch[other[s]]:
-                continue
-            commuting[g] = other[s]
-        return {"robot": commuting}
+        # Every (grounding, fact) pair of the preconditions and effects, as arrays: the
+        # multi-agent tasks have tens of thousands of groundings, too many for a set each.
+        csrs = (task.pre_pos, task.pre_neg, task.eff_fact)
+        grounding = np.concatenate(
+            [np.repeat(np.arange(len(begin) - 1), np.diff(begin)) for begin, _ in csrs]
+        )
+        fact = np.concatenate([np.asarray(values, np.int64) for _, values in csrs])
+        size = int(max(fact.max(initial=-1), max(effect_facts, default=-1))) + 1
+        owner = np.asarray(task.owner, np.int64)
+        moving = np.asarray(relocated, np.int64)
+        # Per robot r, the facts that r's moves or a special effect read or write.
+        effects_touch = np.zeros(size, bool)
+        effects_touch[list(effect_facts)] = True
+        conflicts: dict[int, np.ndarray] = {}
+        for r in robots:
+            conflicts[r] = effects_touch.copy()
+            conflicts[r][fact[moving[grounding] == r]] = True
+        # Candidates: no move, some effect, no special effect started.
+        candidate = (moving < 0) & (np.diff(task.eff_fact[0]) > 0)
+        candidate &= np.diff(task.sfx_templates[0]) == 0
+        commuting = np.full(len(moving), -1, np.int64)
+        for s, r in ((robots[0], robots[1]), (robots[1], robots[0])):
+            conflicting = conflicts[r][fact] & (owner[grounding] == s)
+            meets = np.bincount(grounding, weights=conflicting, minlength=len(moving)) > 0
+            commuting[candidate & (owner == s) & ~meets] = r
+        return {"robot": commuting.tolist()}
 
     return _cached_tables(env, ("commuting",), build)["robot"]
 
