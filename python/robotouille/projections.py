@@ -441,22 +441,34 @@ class _TaskView:
         self.final: list[dict[int, int]] = [
             dict(zip(facts, values)) for facts, values in zip(self.eff, self.eff_value)
         ]
-        # Per grounding, the facts it reads (true or false) or writes.
-        self.touches: list[frozenset[int]] = [
-            frozenset((*pre, *neg, *eff))
-            for pre, neg, eff in zip(self.pre_pos, self.pre_neg, self.eff)
-        ]
         self._named: dict[str, frozenset[int]] = {}
         self._touchers: dict[int, list[int]] | None = None  # per fact, built on first use
+
+    def touches(self, g: int) -> frozenset[int]:
+        """The facts grounding ``g`` reads (true or false) or writes."""
+        return frozenset((*self.pre_pos[g], *self.pre_neg[g], *self.eff[g]))
 
     def touching(self, facts: Iterable[int]) -> set[int]:
         """The groundings that read (true or false) or write some of the facts."""
         if self._touchers is None:
-            self._touchers = {}
-            for g, touched in enumerate(self.touches):
-                for f in touched:
-                    self._touchers.setdefault(f, []).append(g)
-        return set().union(*(self._touchers.get(f, ()) for f in facts))
+            # From the (grounding, fact) pairs of the three CSRs, grouped by fact (a grounding
+            # may be listed twice for a fact: the caller takes a set).
+            csrs = (self.task.pre_pos, self.task.pre_neg, self.task.eff_fact)
+            grounding = np.concatenate(
+                [np.repeat(np.arange(len(begin) - 1), np.diff(begin)) for begin, _ in csrs]
+            )
+            fact = np.concatenate([np.asarray(values, np.int64) for _, values in csrs])
+            by_fact = np.argsort(fact, kind="stable")
+            ordered = fact[by_fact]
+            starts = np.flatnonzero(np.diff(ordered, prepend=-1))
+            self._touchers = dict(
+                zip(
+                    ordered[starts].tolist(),
+                    (part.tolist() for part in np.split(grounding[by_fact], starts[1:])),
+                )
+            )
+        touchers = self._touchers
+        return set().union(*(touchers.get(f, ()) for f in facts))
 
     def args(self, fact: int) -> list[int]:
         return self._args[fact] if fact < self.num_pred else []
@@ -2285,7 +2297,7 @@ def find_projections(task: CompiledTask, *, arrivals: bool = True) -> Projection
             }:
                 shape.failing.append(g)
                 continue
-            outside = view.touches[g] - place
+            outside = view.touches(g) - place
             started = frozenset(view.sfx[g])
             shape.moves[g] = ((station_of[here], station_of[there[0]]), outside, started)
             shape.outside |= outside
