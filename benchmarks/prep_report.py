@@ -2,7 +2,7 @@
 
 Before ``robotouille.plan`` starts its C++ search it works out, in Python and holding the GIL,
 the task's symmetries, its projections (the bound's rows and their tables), the invariants the
-packing reads and the relocations. This report times that work for one seed of every bundled
+packing reads, the relocations and the commutations. This report times that work for one seed of every bundled
 dataset task under two installs, and checks that both build the same tables.
 
 Install the older revision into a directory of its own, then run this from the repository root
@@ -50,9 +50,10 @@ def worker(seeds: list[int]) -> None:
             bound, _ = planning._bound_tables(env, bits)
             packing = planning._packing_tables(env)
             relocations = planning._relocation_tables(env)
+            commuting = planning._commuting_tables(env)
             seconds = time.process_time() - started
             tables = json.dumps(
-                [symmetry, bound, packing, relocations],
+                [symmetry, bound, packing, relocations, commuting],
                 sort_keys=True,
                 default=lambda x: x.tolist() if hasattr(x, "tolist") else str(x),
             )
