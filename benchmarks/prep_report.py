@@ -2,8 +2,8 @@
 
 Before ``robotouille.plan`` starts its C++ search it works out, in Python and holding the GIL,
 the task's symmetries, its projections (the bound's rows and their tables), the invariants the
-packing reads, the relocations and the commutations. This report times that work for one seed of every bundled
-dataset task under two installs, and checks that both build the same tables.
+packing reads, the relocations and the commutations. This report times that work for one seed
+of every bundled dataset task under two installs, and checks that both build the same tables.
 
 Install the older revision into a directory of its own, then run this from the repository root
 with the current one installed as usual::
