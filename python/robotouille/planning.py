@@ -54,6 +54,7 @@ from .projections import (
     object_invariants,
     stations_hold_stacks,
     template_footprint,
+    touch_pairs,
 )
 from .symmetry import find_symmetries, task_symmetries
 
@@ -460,13 +461,9 @@ def _commuting_tables(env: Env) -> list[int]:
         effect_facts = _special_effect_facts(task)
         if effect_facts is None:
             return {"robot": []}
-        # Every (grounding, fact) pair of the preconditions and effects, as arrays: the
-        # multi-agent tasks have tens of thousands of groundings, too many for a set each.
-        csrs = (task.pre_pos, task.pre_neg, task.eff_fact)
-        grounding = np.concatenate(
-            [np.repeat(np.arange(len(begin) - 1), np.diff(begin)) for begin, _ in csrs]
-        )
-        fact = np.concatenate([np.asarray(values, np.int64) for _, values in csrs])
+        # The (grounding, fact) pairs as arrays: the multi-agent tasks have tens of thousands
+        # of groundings, too many for a set each.
+        grounding, fact = touch_pairs(task)
         size = int(max(fact.max(initial=-1), max(effect_facts, default=-1))) + 1
         owner = np.asarray(task.owner, np.int64)
         moving = np.asarray(relocated, np.int64)

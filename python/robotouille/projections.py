@@ -451,13 +451,9 @@ class _TaskView:
     def touching(self, facts: Iterable[int]) -> set[int]:
         """The groundings that read (true or false) or write some of the facts."""
         if self._touchers is None:
-            # From the (grounding, fact) pairs of the three CSRs, grouped by fact (a grounding
-            # may be listed twice for a fact: the caller takes a set).
-            csrs = (self.task.pre_pos, self.task.pre_neg, self.task.eff_fact)
-            grounding = np.concatenate(
-                [np.repeat(np.arange(len(begin) - 1), np.diff(begin)) for begin, _ in csrs]
-            )
-            fact = np.concatenate([np.asarray(values, np.int64) for _, values in csrs])
+            # The pairs grouped by fact (a grounding may be listed twice for a fact: the
+            # caller takes a set).
+            grounding, fact = touch_pairs(self.task)
             by_fact = np.argsort(fact, kind="stable")
             ordered = fact[by_fact]
             starts = np.flatnonzero(np.diff(ordered, prepend=-1))
@@ -514,6 +510,21 @@ def _status_facts(task: CompiledTask, view: _TaskView) -> set[int]:
 def _goal_predicates(task: CompiledTask) -> set[int]:
     """The predicates of the goal's atoms."""
     return {int(task.fact_pred[base]) for base, _ in task.goal_atoms if base < task.num_pred_facts}
+
+
+def touch_pairs(task: CompiledTask) -> tuple[IntArray, IntArray]:
+    """Every (grounding, fact) pair where the grounding reads (true or false) or writes the fact.
+
+    Returns:
+        The pairs' groundings and facts, as two arrays: the precondition pairs, then the negated
+        preconditions', then the effects' (a pair may repeat).
+    """
+    csrs = (task.pre_pos, task.pre_neg, task.eff_fact)
+    grounding = np.concatenate(
+        [np.repeat(np.arange(len(begin) - 1), np.diff(begin)) for begin, _ in csrs]
+    )
+    fact = np.concatenate([np.asarray(values, np.int64) for _, values in csrs])
+    return grounding, fact
 
 
 def _rows(csr: tuple[IntArray, IntArray]) -> list[list[int]]:
