@@ -424,14 +424,8 @@ class _TaskView:
         # (By a stable sort of the effects by fact: a grounding that writes a fact twice is
         # listed twice, as a loop over the effects would list it.)
         eff_begin, written = self.eff_csr[0], self.eff_csr[1]
-        by_fact = np.argsort(written, kind="stable")
-        writer = np.repeat(np.arange(len(eff_begin) - 1), np.diff(eff_begin))[by_fact]
-        ordered = written[by_fact]
-        starts = np.flatnonzero(np.diff(ordered, prepend=-1))  # (facts are not negative)
-        written_facts = ordered[starts]
-        self.writers: dict[int, list[int]] = dict(
-            zip(written_facts.tolist(), (part.tolist() for part in np.split(writer, starts[1:])))
-        )
+        writer = np.repeat(np.arange(len(eff_begin) - 1), np.diff(eff_begin))
+        self.writers = _by_fact(writer, written)
         self.starters: dict[int, list[int]] = {}
         for g, started in enumerate(self.sfx):
             for t in started:
@@ -451,18 +445,8 @@ class _TaskView:
     def touching(self, facts: Iterable[int]) -> set[int]:
         """The groundings that read (true or false) or write some of the facts."""
         if self._touchers is None:
-            # The pairs grouped by fact (a grounding may be listed twice for a fact: the
-            # caller takes a set).
-            grounding, fact = touch_pairs(self.task)
-            by_fact = np.argsort(fact, kind="stable")
-            ordered = fact[by_fact]
-            starts = np.flatnonzero(np.diff(ordered, prepend=-1))
-            self._touchers = dict(
-                zip(
-                    ordered[starts].tolist(),
-                    (part.tolist() for part in np.split(grounding[by_fact], starts[1:])),
-                )
-            )
+            # (A grounding may be listed twice for a fact: the caller takes a set.)
+            self._touchers = _by_fact(*touch_pairs(self.task))
         touchers = self._touchers
         return set().union(*(touchers.get(f, ()) for f in facts))
 
@@ -510,6 +494,18 @@ def _status_facts(task: CompiledTask, view: _TaskView) -> set[int]:
 def _goal_predicates(task: CompiledTask) -> set[int]:
     """The predicates of the goal's atoms."""
     return {int(task.fact_pred[base]) for base, _ in task.goal_atoms if base < task.num_pred_facts}
+
+
+def _by_fact(grounding: IntArray, fact: IntArray) -> dict[int, list[int]]:
+    """Per fact, the groundings of the (grounding, fact) pairs that name it.
+
+    In the pairs' order (a stable sort by fact; facts are not negative).
+    """
+    by_fact = np.argsort(fact, kind="stable")
+    ordered = fact[by_fact]
+    starts = np.flatnonzero(np.diff(ordered, prepend=-1))
+    groups = np.split(grounding[by_fact], starts[1:])
+    return dict(zip(ordered[starts].tolist(), (part.tolist() for part in groups)))
 
 
 def touch_pairs(task: CompiledTask) -> tuple[IntArray, IntArray]:
